@@ -1,0 +1,100 @@
+# tcsim - a discrete-event simulator of Linux traffic control.
+#   make            build ./tcsim
+#   make demo       the main job (installs missing Debian packages first)
+#   make check      every test: CUnit suites, command-level, kernel differential
+#   make asan       the same tests under AddressSanitizer + UBSan
+#   make bench      interpreter speed against libpcap's bpf_filter
+#   make deps       install missing Debian packages (needs root)
+
+PKGS      := libpcap libnl-3.0 libnl-route-3.0 lua5.4
+DEB_LIBS  := libpcap-dev libnl-3-dev libnl-route-3-dev liblua5.4-dev libcunit1-dev pkg-config
+DEB_TOOLS := netsniff-ng tcpdump tcpreplay iproute2
+DEB_BINS  := bpfc tcpdump tcpreplay tc pkg-config
+
+BUILD   ?= build
+CC      ?= cc
+OPT     ?= -O2
+CFLAGS  ?= $(OPT) -g
+CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter -MMD -MP \
+           -Iclassifier -Isim -Iqdisc -Ilua -Itests/support
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CUNIT_LIBS = $(shell pkg-config --libs cunit 2>/dev/null || echo -lcunit)
+
+LIB_SRC  := $(wildcard classifier/*.c qdisc/*.c lua/*.c) $(filter-out sim/main.c,$(wildcard sim/*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+SUP_SRC  := $(wildcard tests/support/*.c)
+SUP_OBJ  := $(SUP_SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+TOOL_SRC := $(wildcard tests/tools/*.c)
+TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
+BENCH_BIN := $(BUILD)/bench/bpf_bench
+
+.PHONY: all demo check check-unit check-cli check-kernel asan bench deps deps-check format clean
+all: deps-check tcsim
+
+tcsim: $(BUILD)/tcsim
+	@cp $< $@
+
+$(BUILD)/tcsim: $(BUILD)/sim/main.o $(BUILD)/libtcsim.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+$(BUILD)/libtcsim.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(SUP_OBJ) $(BUILD)/libtcsim.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CUNIT_LIBS) -lm
+
+$(BUILD)/tools/%: $(BUILD)/tests/tools/%.o $(SUP_OBJ) $(BUILD)/libtcsim.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+$(BENCH_BIN): $(BUILD)/bench/bpf_bench.o $(SUP_OBJ) $(BUILD)/libtcsim.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+# The main job: for now the seed commit's ssh.ops, assembled and run over a
+# real SSH capture.
+demo: deps-check tcsim
+	./tcsim bpf asm scenarios/filters/ssh.ops
+	./tcsim bpf disasm -a scenarios/filters/ssh.ops
+	./tcsim bpf run -a scenarios/filters/ssh.ops scenarios/captures/ssh_http_mix.pcap
+
+check: deps-check $(BUILD)/tcsim $(UNIT_BIN) $(TOOL_BIN)
+	@TCSIM=$(CURDIR)/$(BUILD)/tcsim BUILD=$(CURDIR)/$(BUILD) sh tests/run_all.sh
+
+# Same tests, separate build tree, sanitizers on, any report fatal.
+asan:
+	$(MAKE) BUILD=build-asan OPT=-O1 \
+	  CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
+	  LDFLAGS='-fsanitize=address,undefined' check
+
+bench: deps-check $(BENCH_BIN)
+	$(BENCH_BIN)
+
+# Missing packages are installed when we are root; otherwise we say which.
+deps-check:
+	@missing=""; \
+	for p in $(PKGS) cunit; do pkg-config --exists $$p 2>/dev/null || missing=1; done; \
+	for b in $(DEB_BINS); do command -v $$b >/dev/null 2>&1 || [ -x /usr/sbin/$$b ] || [ -x /sbin/$$b ] || missing=1; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then $(MAKE) --no-print-directory deps; \
+	  else echo "tcsim: missing packages; run 'sudo make deps' (Debian: $(DEB_LIBS) $(DEB_TOOLS))" >&2; exit 1; fi; \
+	fi
+
+deps:
+	apt-get update -q
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(DEB_LIBS) $(DEB_TOOLS)
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf build build-asan tcsim
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,576 @@
+/* bpf_run.c - the classic BPF interpreter with the kernel's semantics for an
+ * skb on cls_bpf's egress path: programs are decoded once at load into a
+ * dense form with absolute jump targets, then run by one dispatch loop that
+ * also serves the instruction-level tracer. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpf.h"
+
+enum bpf_dop {
+	D_LD_IMM, D_LD_W_ABS, D_LD_H_ABS, D_LD_B_ABS, D_LD_W_IND, D_LD_H_IND,
+	D_LD_B_IND, D_LD_W_NEG, D_LD_H_NEG, D_LD_B_NEG, D_LD_MEM, D_LD_LEN,
+	D_LDX_IMM, D_LDX_MEM, D_LDX_LEN, D_LDX_MSH, D_ST, D_STX,
+	D_ADD_K, D_ADD_X, D_SUB_K, D_SUB_X, D_MUL_K, D_MUL_X, D_DIV_K, D_DIV_X,
+	D_MOD_K, D_MOD_X, D_AND_K, D_AND_X, D_OR_K, D_OR_X, D_XOR_K, D_XOR_X,
+	D_LSH_K, D_LSH_X, D_RSH_K, D_RSH_X, D_NEG,
+	D_JA, D_JEQ_K, D_JEQ_X, D_JGT_K, D_JGT_X, D_JGE_K, D_JGE_X, D_JSET_K,
+	D_JSET_X, D_RET_K, D_RET_A, D_TAX, D_TXA,
+	D_ANC_PROTOCOL, D_ANC_PKTTYPE, D_ANC_IFINDEX, D_ANC_NLATTR,
+	D_ANC_NLATTR_NEST, D_ANC_MARK, D_ANC_QUEUE, D_ANC_HATYPE, D_ANC_RXHASH,
+	D_ANC_CPU, D_ANC_ALU_XOR_X, D_ANC_VLAN_TAG, D_ANC_VLAN_TAG_PRESENT,
+	D_ANC_PAY_OFFSET, D_ANC_RANDOM, D_ANC_VLAN_TPID,
+	D_NOPS
+};
+
+struct bpf_dinsn {
+	uint32_t op;
+	uint32_t k;
+	uint32_t jt; /* absolute targets */
+	uint32_t jf;
+};
+
+#define ETH_HLEN 14
+#define ARPHRD_ETHER 1
+
+void bpf_skb_init_ether(struct bpf_skb *skb, const uint8_t *frame,
+			uint32_t caplen, uint32_t len)
+{
+	memset(skb, 0, sizeof(*skb));
+	skb->data = frame;
+	skb->caplen = caplen;
+	skb->len = len;
+	skb->net_off = ETH_HLEN;
+	skb->ifindex = 2;
+	skb->hatype = ARPHRD_ETHER;
+	if (caplen >= ETH_HLEN) {
+		uint16_t type = (uint16_t)(frame[12] << 8 | frame[13]);
+
+		/* eth_type_trans: lengths below 0x600 are 802.3 frames, raw
+		 * (IPX, 0xffff after the header) or LLC. */
+		if (type >= 0x600)
+			skb->protocol = type;
+		else if (caplen >= 16 && frame[14] == 0xff && frame[15] == 0xff)
+			skb->protocol = 0x0001;
+		else
+			skb->protocol = 0x0004;
+	}
+}
+
+/* ---- decoding ---- */
+
+static uint32_t decode_ld(const struct sock_filter *in)
+{
+	uint32_t sz = BPF_SIZE(in->code);
+	uint32_t base;
+
+	switch (BPF_MODE(in->code)) {
+	case BPF_IMM:
+		return D_LD_IMM;
+	case BPF_MEM:
+		return D_LD_MEM;
+	case BPF_LEN:
+		return D_LD_LEN;
+	case BPF_IND:
+		base = D_LD_W_IND;
+		break;
+	default: /* ABS */
+		if (in->k >= (uint32_t)SKF_AD_OFF)
+			return D_ANC_PROTOCOL + (in->k - (uint32_t)SKF_AD_OFF) / 4;
+		base = in->k >= 0x80000000u ? D_LD_W_NEG : D_LD_W_ABS;
+		break;
+	}
+	return base + (sz == BPF_W ? 0 : sz == BPF_H ? 1 : 2);
+}
+
+static uint32_t decode_op(const struct sock_filter *in)
+{
+	uint16_t c = in->code;
+	int x = BPF_SRC(c) == BPF_X;
+
+	switch (BPF_CLASS(c)) {
+	case BPF_LD:
+		return decode_ld(in);
+	case BPF_LDX:
+		switch (BPF_MODE(c)) {
+		case BPF_IMM: return D_LDX_IMM;
+		case BPF_MEM: return D_LDX_MEM;
+		case BPF_LEN: return D_LDX_LEN;
+		default: return D_LDX_MSH;
+		}
+	case BPF_ST:
+		return D_ST;
+	case BPF_STX:
+		return D_STX;
+	case BPF_ALU:
+		switch (BPF_OP(c)) {
+		case BPF_ADD: return x ? D_ADD_X : D_ADD_K;
+		case BPF_SUB: return x ? D_SUB_X : D_SUB_K;
+		case BPF_MUL: return x ? D_MUL_X : D_MUL_K;
+		case BPF_DIV: return x ? D_DIV_X : D_DIV_K;
+		case BPF_MOD: return x ? D_MOD_X : D_MOD_K;
+		case BPF_AND: return x ? D_AND_X : D_AND_K;
+		case BPF_OR: return x ? D_OR_X : D_OR_K;
+		case BPF_XOR: return x ? D_XOR_X : D_XOR_K;
+		case BPF_LSH: return x ? D_LSH_X : D_LSH_K;
+		case BPF_RSH: return x ? D_RSH_X : D_RSH_K;
+		default: return D_NEG;
+		}
+	case BPF_JMP:
+		switch (BPF_OP(c)) {
+		case BPF_JA: return D_JA;
+		case BPF_JEQ: return x ? D_JEQ_X : D_JEQ_K;
+		case BPF_JGT: return x ? D_JGT_X : D_JGT_K;
+		case BPF_JGE: return x ? D_JGE_X : D_JGE_K;
+		default: return x ? D_JSET_X : D_JSET_K;
+		}
+	case BPF_RET:
+		return BPF_RVAL(c) == BPF_A ? D_RET_A : D_RET_K;
+	default:
+		return BPF_MISCOP(c) == BPF_TXA ? D_TXA : D_TAX;
+	}
+}
+
+static void decode(const struct sock_filter *in, uint32_t pc, enum bpf_kernel kernel,
+		   struct bpf_dinsn *d)
+{
+	d->op = decode_op(in);
+	d->k = in->k;
+	d->jt = pc + 1 + in->jt;
+	d->jf = pc + 1 + in->jf;
+	switch (d->op) {
+	case D_JA:
+		d->jt = d->jf = pc + 1 + in->k;
+		break;
+	case D_LSH_K:
+	case D_RSH_K:
+		/* Only 3.13 lets k >= 32 through; x86 masks the count. */
+		d->k = in->k & 31;
+		break;
+	default:
+		break;
+	}
+	(void)kernel;
+}
+
+int bpf_prog_load(struct bpf_prog **out, const struct sock_filter *insns,
+		  uint32_t len, enum bpf_kernel kernel, char *err, size_t errlen)
+{
+	struct bpf_prog *p;
+	int ret = bpf_check(insns, len, kernel, err, errlen);
+
+	*out = NULL;
+	if (ret)
+		return ret;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		goto nomem;
+	p->len = len;
+	p->kernel = kernel;
+	p->insns = malloc(len * sizeof(*insns));
+	p->code = malloc(len * sizeof(*p->code));
+	if (!p->insns || !p->code)
+		goto nomem;
+	memcpy(p->insns, insns, len * sizeof(*insns));
+	for (uint32_t pc = 0; pc < len; pc++)
+		decode(&insns[pc], pc, kernel, &p->code[pc]);
+	*out = p;
+	return 0;
+nomem:
+	bpf_prog_free(p);
+	snprintf(err, errlen, "out of memory loading a %u-instruction program", len);
+	return -ENOMEM;
+}
+
+void bpf_prog_free(struct bpf_prog *prog)
+{
+	if (!prog)
+		return;
+	free(prog->insns);
+	free(prog->code);
+	free(prog);
+}
+
+/* ---- packet access ---- */
+
+/* Resolves a load of `size` bytes at signed offset off to a data offset, or
+ * -1 for a fault (bpf_skb_load_helper_convert_offset, then bounds). Bytes
+ * past the capture are absent here, so they fault like bytes past len. */
+static int64_t load_off(const struct bpf_skb *skb, int32_t off, uint32_t size)
+{
+	int64_t at;
+
+	if (off >= 0)
+		at = off;
+	else if (off >= SKF_NET_OFF)
+		at = (int64_t)skb->net_off + (off - SKF_NET_OFF);
+	else if (off >= SKF_LL_OFF)
+		at = off - SKF_LL_OFF;
+	else
+		return -1;
+	if (at + size > skb->caplen || at + size > skb->len)
+		return -1;
+	return at;
+}
+
+static inline uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint32_t get16(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 8 | p[1];
+}
+
+/* nla_find over [start, end) of the frame, host (little-endian) order as
+ * netlink is on x86. Returns the attribute's offset or 0. */
+static uint32_t nla_find_at(const struct bpf_skb *skb, uint32_t start, int64_t rem,
+			    uint32_t type)
+{
+	uint32_t at = start;
+
+	while (rem >= 4) {
+		const uint8_t *p = skb->data + at;
+		uint16_t nla_len = (uint16_t)(p[0] | p[1] << 8);
+		uint16_t nla_type = (uint16_t)(p[2] | p[3] << 8) & 0x3fff;
+		uint32_t step = (nla_len + 3u) & ~3u;
+
+		if (nla_len < 4 || nla_len > rem)
+			return 0;
+		if (nla_type == type)
+			return at;
+		at += step;
+		rem -= step;
+	}
+	return 0;
+}
+
+/* SKF_AD_NLATTR / NLATTR_NEST. *fault is set where 3.13 ends the program
+ * (current kernels give A = 0 instead). */
+static uint32_t anc_nlattr(const struct bpf_skb *skb, uint32_t A, uint32_t X, int nest,
+			   int *fault)
+{
+	uint32_t len = skb->caplen < skb->len ? skb->caplen : skb->len;
+
+	if (len < 4)
+		return 0;
+	if (A > len - 4) {
+		*fault = 1;
+		return 0;
+	}
+	if (!nest)
+		return nla_find_at(skb, A, (int64_t)len - A, X);
+	{
+		const uint8_t *p = skb->data + A;
+		uint16_t nla_len = (uint16_t)(p[0] | p[1] << 8);
+
+		if (nla_len > len - A) {
+			*fault = 1;
+			return 0;
+		}
+		return nla_find_at(skb, A + 4, (int64_t)nla_len - 4, X);
+	}
+}
+
+/* __skb_get_poff over the flow dissector: the payload offset of the
+ * transport layer, 0 when the dissector gives up. */
+static uint32_t anc_poff(const struct bpf_skb *skb)
+{
+	const uint8_t *d = skb->data;
+	uint32_t cap = skb->caplen < skb->len ? skb->caplen : skb->len;
+	uint32_t nh = skb->net_off;
+	uint16_t proto = skb->protocol;
+	uint8_t ip_proto;
+	uint32_t poff;
+
+again:
+	switch (proto) {
+	case 0x0800:
+	ip:
+		if (nh + 20 > cap || (d[nh] & 0xf) < 5)
+			return 0;
+		/* a fragment (MF or offset) carries no transport header */
+		ip_proto = (get16(d + nh + 6) & 0x3fff) ? 0 : d[nh + 9];
+		nh += (d[nh] & 0xf) * 4u;
+		break;
+	case 0x86dd:
+	ipv6:
+		if (nh + 40 > cap)
+			return 0;
+		ip_proto = d[nh + 6];
+		nh += 40;
+		break;
+	case 0x8100:
+	case 0x88a8:
+		if (nh + 4 > cap)
+			return 0;
+		proto = (uint16_t)get16(d + nh + 2);
+		nh += 4;
+		goto again;
+	case 0x8864: /* PPPoE session: 6-byte header, 2-byte PPP protocol */
+		if (nh + 8 > cap)
+			return 0;
+		switch (get16(d + nh + 6)) {
+		case 0x0021: proto = 0x0800; break;
+		case 0x0057: proto = 0x86dd; break;
+		default: return 0;
+		}
+		nh += 8;
+		goto again;
+	default:
+		return 0;
+	}
+	switch (ip_proto) {
+	case 47: { /* GRE version 0 without routing: look inside */
+		uint16_t flags;
+
+		if (nh + 4 > cap)
+			return 0;
+		flags = (uint16_t)get16(d + nh);
+		if (flags & (0x0007 | 0x4000))
+			break;
+		proto = (uint16_t)get16(d + nh + 2);
+		nh += 4;
+		nh += (flags & 0x8000) ? 4 : 0;
+		nh += (flags & 0x2000) ? 4 : 0;
+		nh += (flags & 0x1000) ? 4 : 0;
+		if (proto == 0x6558) { /* transparent Ethernet bridging */
+			if (nh + 14 > cap)
+				return 0;
+			proto = (uint16_t)get16(d + nh + 12);
+			nh += 14;
+		}
+		goto again;
+	}
+	case 4:
+		proto = 0x0800;
+		goto ip;
+	case 41:
+		proto = 0x86dd;
+		goto ipv6;
+	default:
+		break;
+	}
+	poff = nh;
+	switch (ip_proto) {
+	case 6: /* TCP: the header length from doff, at least 20 */
+		if (nh + 13 > cap)
+			return poff;
+		poff += (d[nh + 12] >> 4) * 4u < 20 ? 20 : (d[nh + 12] >> 4) * 4u;
+		break;
+	case 17: case 136: case 1: case 58: case 2:
+		poff += 8; /* UDP, UDP-Lite, ICMP, ICMPv6, IGMP */
+		break;
+	case 33: case 132:
+		poff += 12; /* DCCP, SCTP */
+		break;
+	default:
+		break;
+	}
+	return poff;
+}
+
+/* ---- the interpreter ---- */
+
+struct run_ctx {
+	bpf_tracer tracer;
+	void *arg;
+	uint16_t mem_valid;
+};
+
+static void trace_step(const struct bpf_prog *prog, struct run_ctx *c, uint32_t pc,
+		       uint32_t A, uint32_t X, const uint32_t *M)
+{
+	struct bpf_trace_state st = {.pc = pc, .A = A, .X = X, .mem_valid = c->mem_valid};
+
+	memcpy(st.M, M, sizeof(st.M));
+	c->tracer(prog, &st, c->arg);
+}
+
+static uint32_t trace_end(const struct bpf_prog *prog, struct run_ctx *c, uint32_t A,
+			  uint32_t X, const uint32_t *M, uint32_t ret, const char *why)
+{
+	struct bpf_trace_state st = {.pc = prog->len, .A = A, .X = X, .done = 1,
+				     .fault = why != NULL, .fault_why = why, .ret = ret,
+				     .mem_valid = c->mem_valid};
+
+	memcpy(st.M, M, sizeof(st.M));
+	c->tracer(prog, &st, c->arg);
+	return ret;
+}
+
+/* One body for both entry points: with c == NULL the compiler drops every
+ * tracing branch from the inlined copy. */
+static inline __attribute__((always_inline)) uint32_t
+run(const struct bpf_prog *prog, const struct bpf_skb *skb, struct run_ctx *c)
+{
+	const struct bpf_dinsn *code = prog->code, *d = code;
+	const uint8_t *data = skb->data;
+	uint32_t A = 0, X = 0, M[BPF_MEMWORDS];
+	uint32_t avail = skb->caplen < skb->len ? skb->caplen : skb->len;
+	const char *why = NULL;
+	int64_t at;
+	int anc_fault;
+
+	/* Scratch cells are written before any read (the checker proves it);
+	 * zeroing keeps the tracer's view defined. */
+	if (c)
+		memset(M, 0, sizeof(M));
+
+#define FAULT(msg) do { why = (msg); goto fault; } while (0)
+#define NEXT() do { d++; goto dispatch; } while (0)
+#define JUMP(t) do { d = code + (t); goto dispatch; } while (0)
+
+dispatch:
+	if (c)
+		trace_step(prog, c, (uint32_t)(d - code), A, X, M);
+	switch (d->op) {
+	case D_LD_IMM: A = d->k; NEXT();
+	case D_LD_W_ABS:
+		if (d->k > avail || avail - d->k < 4)
+			FAULT("load past the end of the packet");
+		A = get32(data + d->k);
+		NEXT();
+	case D_LD_H_ABS:
+		if (d->k > avail || avail - d->k < 2)
+			FAULT("load past the end of the packet");
+		A = get16(data + d->k);
+		NEXT();
+	case D_LD_B_ABS:
+		if (d->k >= avail)
+			FAULT("load past the end of the packet");
+		A = data[d->k];
+		NEXT();
+	case D_LD_W_IND: case D_LD_W_NEG:
+		at = load_off(skb, (int32_t)((d->op == D_LD_W_IND ? X : 0) + d->k), 4);
+		if (at < 0)
+			FAULT("load outside the packet");
+		A = get32(data + at);
+		NEXT();
+	case D_LD_H_IND: case D_LD_H_NEG:
+		at = load_off(skb, (int32_t)((d->op == D_LD_H_IND ? X : 0) + d->k), 2);
+		if (at < 0)
+			FAULT("load outside the packet");
+		A = get16(data + at);
+		NEXT();
+	case D_LD_B_IND: case D_LD_B_NEG:
+		at = load_off(skb, (int32_t)((d->op == D_LD_B_IND ? X : 0) + d->k), 1);
+		if (at < 0)
+			FAULT("load outside the packet");
+		A = data[at];
+		NEXT();
+	case D_LD_MEM: A = M[d->k]; NEXT();
+	case D_LD_LEN: A = skb->len; NEXT();
+	case D_LDX_IMM: X = d->k; NEXT();
+	case D_LDX_MEM: X = M[d->k]; NEXT();
+	case D_LDX_LEN: X = skb->len; NEXT();
+	case D_LDX_MSH:
+		at = load_off(skb, (int32_t)d->k, 1);
+		if (at < 0)
+			FAULT("load outside the packet");
+		X = (data[at] & 0xfu) << 2;
+		NEXT();
+	case D_ST:
+		M[d->k] = A;
+		if (c)
+			c->mem_valid |= (uint16_t)(1u << d->k);
+		NEXT();
+	case D_STX:
+		M[d->k] = X;
+		if (c)
+			c->mem_valid |= (uint16_t)(1u << d->k);
+		NEXT();
+	case D_ADD_K: A += d->k; NEXT();
+	case D_ADD_X: A += X; NEXT();
+	case D_SUB_K: A -= d->k; NEXT();
+	case D_SUB_X: A -= X; NEXT();
+	case D_MUL_K: A *= d->k; NEXT();
+	case D_MUL_X: A *= X; NEXT();
+	case D_DIV_K: A /= d->k; NEXT();
+	case D_DIV_X:
+		if (X == 0)
+			FAULT("division by X = 0");
+		A /= X;
+		NEXT();
+	case D_MOD_K: A %= d->k; NEXT();
+	case D_MOD_X:
+		if (X == 0)
+			FAULT("modulo by X = 0");
+		A %= X;
+		NEXT();
+	case D_AND_K: A &= d->k; NEXT();
+	case D_AND_X: A &= X; NEXT();
+	case D_OR_K: A |= d->k; NEXT();
+	case D_OR_X: A |= X; NEXT();
+	case D_XOR_K: A ^= d->k; NEXT();
+	case D_XOR_X: A ^= X; NEXT();
+	case D_LSH_K: A <<= d->k; NEXT();
+	case D_LSH_X: A <<= (X & 31); NEXT();
+	case D_RSH_K: A >>= d->k; NEXT();
+	case D_RSH_X: A >>= (X & 31); NEXT();
+	case D_NEG: A = 0u - A; NEXT();
+	case D_JA: JUMP(d->jt);
+	case D_JEQ_K: JUMP(A == d->k ? d->jt : d->jf);
+	case D_JEQ_X: JUMP(A == X ? d->jt : d->jf);
+	case D_JGT_K: JUMP(A > d->k ? d->jt : d->jf);
+	case D_JGT_X: JUMP(A > X ? d->jt : d->jf);
+	case D_JGE_K: JUMP(A >= d->k ? d->jt : d->jf);
+	case D_JGE_X: JUMP(A >= X ? d->jt : d->jf);
+	case D_JSET_K: JUMP(A & d->k ? d->jt : d->jf);
+	case D_JSET_X: JUMP(A & X ? d->jt : d->jf);
+	case D_RET_K:
+		return c ? trace_end(prog, c, A, X, M, d->k, NULL) : d->k;
+	case D_RET_A:
+		return c ? trace_end(prog, c, A, X, M, A, NULL) : A;
+	case D_TAX: X = A; NEXT();
+	case D_TXA: A = X; NEXT();
+	case D_ANC_PROTOCOL: A = skb->protocol; NEXT();
+	case D_ANC_PKTTYPE: A = skb->pkttype; NEXT();
+	case D_ANC_IFINDEX: A = skb->ifindex; NEXT();
+	case D_ANC_NLATTR: case D_ANC_NLATTR_NEST:
+		anc_fault = 0;
+		A = anc_nlattr(skb, A, X, d->op == D_ANC_NLATTR_NEST, &anc_fault);
+		if (anc_fault && prog->kernel == BPF_KERNEL_3_13)
+			FAULT("netlink attribute offset A outside the packet");
+		NEXT();
+	case D_ANC_MARK: A = skb->mark; NEXT();
+	case D_ANC_QUEUE: A = skb->queue_mapping; NEXT();
+	case D_ANC_HATYPE: A = skb->hatype; NEXT();
+	case D_ANC_RXHASH: A = skb->hash; NEXT();
+	case D_ANC_CPU: A = skb->cpu; NEXT();
+	case D_ANC_ALU_XOR_X: A ^= X; NEXT();
+	case D_ANC_VLAN_TAG:
+		/* 3.13 kept "tag present" in TCI bit 0x1000 and masked it off */
+		A = prog->kernel == BPF_KERNEL_3_13 ? (skb->vlan_tci & ~0x1000u) : skb->vlan_tci;
+		if (!skb->vlan_present)
+			A = 0;
+		NEXT();
+	case D_ANC_VLAN_TAG_PRESENT: A = skb->vlan_present ? 1 : 0; NEXT();
+	case D_ANC_PAY_OFFSET: A = anc_poff(skb); NEXT();
+	case D_ANC_RANDOM: A = skb->random ? skb->random(skb->random_arg) : 0; NEXT();
+	case D_ANC_VLAN_TPID: A = skb->vlan_present ? skb->vlan_proto : 0; NEXT();
+	default:
+		FAULT("undecodable instruction");
+	}
+fault:
+	return c ? trace_end(prog, c, A, X, M, 0, why) : 0;
+#undef FAULT
+#undef NEXT
+#undef JUMP
+}
+
+uint32_t bpf_prog_run(const struct bpf_prog *prog, const struct bpf_skb *skb)
+{
+	return run(prog, skb, NULL);
+}
+
+uint32_t bpf_prog_run_traced(const struct bpf_prog *prog, const struct bpf_skb *skb,
+			     bpf_tracer tracer, void *arg)
+{
+	struct run_ctx c = {.tracer = tracer, .arg = arg};
+
+	return run(prog, skb, &c);
+}

@@ -15,7 +15,7 @@ BUILD   ?= build
 CC      ?= cc
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter -MMD -MP \
+override CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter -MMD -MP \
            -Iclassifier -Isim -Iqdisc -Ilua -Itests/support
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)

@@ -1,7 +1,8 @@
 /* bpf_run.c - the classic BPF interpreter with the kernel's semantics for an
  * skb on cls_bpf's egress path: programs are decoded once at load into a
- * dense form with absolute jump targets, then run by one dispatch loop that
- * also serves the instruction-level tracer. */
+ * dense form with absolute jump targets (and a load fused with the branch
+ * that tests it), then run by threaded dispatch. The same loop, included
+ * twice from bpf_run_loop.h, serves the instruction-level tracer. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,29 +10,39 @@
 
 #include "bpf.h"
 
-enum bpf_dop {
-	D_LD_IMM, D_LD_W_ABS, D_LD_H_ABS, D_LD_B_ABS, D_LD_W_IND, D_LD_H_IND,
-	D_LD_B_IND, D_LD_W_NEG, D_LD_H_NEG, D_LD_B_NEG, D_LD_MEM, D_LD_LEN,
-	D_LDX_IMM, D_LDX_MEM, D_LDX_LEN, D_LDX_MSH, D_ST, D_STX,
-	D_ADD_K, D_ADD_X, D_SUB_K, D_SUB_X, D_MUL_K, D_MUL_X, D_DIV_K, D_DIV_X,
-	D_MOD_K, D_MOD_X, D_AND_K, D_AND_X, D_OR_K, D_OR_X, D_XOR_K, D_XOR_X,
-	D_LSH_K, D_LSH_X, D_RSH_K, D_RSH_X, D_NEG,
-	D_JA, D_JEQ_K, D_JEQ_X, D_JGT_K, D_JGT_X, D_JGE_K, D_JGE_X, D_JSET_K,
-	D_JSET_X, D_RET_K, D_RET_A, D_TAX, D_TXA,
-	D_ANC_PROTOCOL, D_ANC_PKTTYPE, D_ANC_IFINDEX, D_ANC_NLATTR,
-	D_ANC_NLATTR_NEST, D_ANC_MARK, D_ANC_QUEUE, D_ANC_HATYPE, D_ANC_RXHASH,
-	D_ANC_CPU, D_ANC_ALU_XOR_X, D_ANC_VLAN_TAG, D_ANC_VLAN_TAG_PRESENT,
-	D_ANC_PAY_OFFSET, D_ANC_RANDOM, D_ANC_VLAN_TPID,
-	D_NOPS
-};
+/* Decoded operations. The FUSED ones are a packet load at pc and the
+ * conditional jump at pc + 1 that tests A against k, run as one. */
+#define BPF_PLAIN_OPS(X)                                                          \
+	X(LD_IMM) X(LD_W_ABS) X(LD_H_ABS) X(LD_B_ABS) X(LD_W_IND) X(LD_H_IND)     \
+	X(LD_B_IND) X(LD_W_NEG) X(LD_H_NEG) X(LD_B_NEG) X(LD_MEM) X(LD_LEN)       \
+	X(LDX_IMM) X(LDX_MEM) X(LDX_LEN) X(LDX_MSH) X(ST) X(STX)                  \
+	X(ADD_K) X(ADD_X) X(SUB_K) X(SUB_X) X(MUL_K) X(MUL_X) X(DIV_K) X(DIV_X)   \
+	X(MOD_K) X(MOD_X) X(AND_K) X(AND_X) X(OR_K) X(OR_X) X(XOR_K) X(XOR_X)     \
+	X(LSH_K) X(LSH_X) X(RSH_K) X(RSH_X) X(NEG)                                \
+	X(JA) X(JEQ_K) X(JEQ_X) X(JGT_K) X(JGT_X) X(JGE_K) X(JGE_X) X(JSET_K)     \
+	X(JSET_X) X(RET_K) X(RET_A) X(TAX) X(TXA)                                 \
+	X(ANC_PROTOCOL) X(ANC_PKTTYPE) X(ANC_IFINDEX) X(ANC_NLATTR)               \
+	X(ANC_NLATTR_NEST) X(ANC_MARK) X(ANC_QUEUE) X(ANC_HATYPE) X(ANC_RXHASH)   \
+	X(ANC_CPU) X(ANC_ALU_XOR_X) X(ANC_VLAN_TAG) X(ANC_VLAN_TAG_PRESENT)       \
+	X(ANC_PAY_OFFSET) X(ANC_RANDOM) X(ANC_VLAN_TPID)
+#define BPF_FUSED_OPS(X)                                                          \
+	X(LDW_JEQ) X(LDW_JGT) X(LDW_JGE) X(LDW_JSET)                              \
+	X(LDH_JEQ) X(LDH_JGT) X(LDH_JGE) X(LDH_JSET)                              \
+	X(LDB_JEQ) X(LDB_JGT) X(LDB_JGE) X(LDB_JSET)                              \
+	X(LDHX_JEQ)
+
+#define AS_ENUM(name) D_##name,
+enum bpf_dop { BPF_PLAIN_OPS(AS_ENUM) BPF_FUSED_OPS(AS_ENUM) D_NOPS };
+#undef AS_ENUM
 
 struct bpf_dinsn {
-	uint32_t op;
+	uint16_t op;    /* what the fast loop runs */
+	uint16_t plain; /* the unfused operation, for the tracer */
+	uint16_t jt;    /* absolute targets (pc < 4096) */
+	uint16_t jf;
 	uint32_t k;
-	uint32_t jt; /* absolute targets */
-	uint32_t jf;
+	uint32_t k2; /* fused: the jump's constant */
 };
-
 #define ETH_HLEN 14
 #define ARPHRD_ETHER 1
 
@@ -133,16 +144,16 @@ static uint32_t decode_op(const struct sock_filter *in)
 	}
 }
 
-static void decode(const struct sock_filter *in, uint32_t pc, enum bpf_kernel kernel,
-		   struct bpf_dinsn *d)
+static void decode(const struct sock_filter *in, uint32_t pc, struct bpf_dinsn *d)
 {
-	d->op = decode_op(in);
+	d->op = d->plain = (uint16_t)decode_op(in);
 	d->k = in->k;
-	d->jt = pc + 1 + in->jt;
-	d->jf = pc + 1 + in->jf;
+	d->k2 = 0;
+	d->jt = (uint16_t)(pc + 1 + in->jt);
+	d->jf = (uint16_t)(pc + 1 + in->jf);
 	switch (d->op) {
 	case D_JA:
-		d->jt = d->jf = pc + 1 + in->k;
+		d->jt = d->jf = (uint16_t)(pc + 1 + in->k);
 		break;
 	case D_LSH_K:
 	case D_RSH_K:
@@ -152,7 +163,37 @@ static void decode(const struct sock_filter *in, uint32_t pc, enum bpf_kernel ke
 	default:
 		break;
 	}
-	(void)kernel;
+}
+
+/* Index of the fused op for load `ld` followed by jump `j`, or -1. */
+static int fuse(uint16_t ld, uint16_t j)
+{
+	static const uint16_t loads[] = {D_LD_W_ABS, D_LD_H_ABS, D_LD_B_ABS};
+	static const uint16_t jumps[] = {D_JEQ_K, D_JGT_K, D_JGE_K, D_JSET_K};
+
+	if (ld == D_LD_H_IND && j == D_JEQ_K)
+		return D_LDHX_JEQ;
+	for (int a = 0; a < 3; a++)
+		for (int b = 0; b < 4; b++)
+			if (loads[a] == ld && jumps[b] == j)
+				return D_LDW_JEQ + a * 4 + b;
+	return -1;
+}
+
+/* A load whose next instruction branches on A runs as one operation with
+ * that branch's targets; the branch keeps its own slot for jumps into it. */
+static void fuse_pairs(struct bpf_dinsn *code, uint32_t len)
+{
+	for (uint32_t pc = 0; pc + 1 < len; pc++) {
+		int f = fuse(code[pc].plain, code[pc + 1].plain);
+
+		if (f < 0)
+			continue;
+		code[pc].op = (uint16_t)f;
+		code[pc].k2 = code[pc + 1].k;
+		code[pc].jt = code[pc + 1].jt;
+		code[pc].jf = code[pc + 1].jf;
+	}
 }
 
 int bpf_prog_load(struct bpf_prog **out, const struct sock_filter *insns,
@@ -175,7 +216,8 @@ int bpf_prog_load(struct bpf_prog **out, const struct sock_filter *insns,
 		goto nomem;
 	memcpy(p->insns, insns, len * sizeof(*insns));
 	for (uint32_t pc = 0; pc < len; pc++)
-		decode(&insns[pc], pc, kernel, &p->code[pc]);
+		decode(&insns[pc], pc, &p->code[pc]);
+	fuse_pairs(p->code, len);
 	*out = p;
 	return 0;
 nomem:
@@ -402,169 +444,20 @@ static uint32_t trace_end(const struct bpf_prog *prog, struct run_ctx *c, uint32
 	return ret;
 }
 
-/* One body for both entry points: with c == NULL the compiler drops every
- * tracing branch from the inlined copy. */
-static inline __attribute__((always_inline)) uint32_t
-run(const struct bpf_prog *prog, const struct bpf_skb *skb, struct run_ctx *c)
-{
-	const struct bpf_dinsn *code = prog->code, *d = code;
-	const uint8_t *data = skb->data;
-	uint32_t A = 0, X = 0, M[BPF_MEMWORDS];
-	uint32_t avail = skb->caplen < skb->len ? skb->caplen : skb->len;
-	const char *why = NULL;
-	int64_t at;
-	int anc_fault;
-
-	/* Scratch cells are written before any read (the checker proves it);
-	 * zeroing keeps the tracer's view defined. */
-	if (c)
-		memset(M, 0, sizeof(M));
-
-#define FAULT(msg) do { why = (msg); goto fault; } while (0)
-#define NEXT() do { d++; goto dispatch; } while (0)
-#define JUMP(t) do { d = code + (t); goto dispatch; } while (0)
-
-dispatch:
-	if (c)
-		trace_step(prog, c, (uint32_t)(d - code), A, X, M);
-	switch (d->op) {
-	case D_LD_IMM: A = d->k; NEXT();
-	case D_LD_W_ABS:
-		if (d->k > avail || avail - d->k < 4)
-			FAULT("load past the end of the packet");
-		A = get32(data + d->k);
-		NEXT();
-	case D_LD_H_ABS:
-		if (d->k > avail || avail - d->k < 2)
-			FAULT("load past the end of the packet");
-		A = get16(data + d->k);
-		NEXT();
-	case D_LD_B_ABS:
-		if (d->k >= avail)
-			FAULT("load past the end of the packet");
-		A = data[d->k];
-		NEXT();
-	case D_LD_W_IND: case D_LD_W_NEG:
-		at = load_off(skb, (int32_t)((d->op == D_LD_W_IND ? X : 0) + d->k), 4);
-		if (at < 0)
-			FAULT("load outside the packet");
-		A = get32(data + at);
-		NEXT();
-	case D_LD_H_IND: case D_LD_H_NEG:
-		at = load_off(skb, (int32_t)((d->op == D_LD_H_IND ? X : 0) + d->k), 2);
-		if (at < 0)
-			FAULT("load outside the packet");
-		A = get16(data + at);
-		NEXT();
-	case D_LD_B_IND: case D_LD_B_NEG:
-		at = load_off(skb, (int32_t)((d->op == D_LD_B_IND ? X : 0) + d->k), 1);
-		if (at < 0)
-			FAULT("load outside the packet");
-		A = data[at];
-		NEXT();
-	case D_LD_MEM: A = M[d->k]; NEXT();
-	case D_LD_LEN: A = skb->len; NEXT();
-	case D_LDX_IMM: X = d->k; NEXT();
-	case D_LDX_MEM: X = M[d->k]; NEXT();
-	case D_LDX_LEN: X = skb->len; NEXT();
-	case D_LDX_MSH:
-		at = load_off(skb, (int32_t)d->k, 1);
-		if (at < 0)
-			FAULT("load outside the packet");
-		X = (data[at] & 0xfu) << 2;
-		NEXT();
-	case D_ST:
-		M[d->k] = A;
-		if (c)
-			c->mem_valid |= (uint16_t)(1u << d->k);
-		NEXT();
-	case D_STX:
-		M[d->k] = X;
-		if (c)
-			c->mem_valid |= (uint16_t)(1u << d->k);
-		NEXT();
-	case D_ADD_K: A += d->k; NEXT();
-	case D_ADD_X: A += X; NEXT();
-	case D_SUB_K: A -= d->k; NEXT();
-	case D_SUB_X: A -= X; NEXT();
-	case D_MUL_K: A *= d->k; NEXT();
-	case D_MUL_X: A *= X; NEXT();
-	case D_DIV_K: A /= d->k; NEXT();
-	case D_DIV_X:
-		if (X == 0)
-			FAULT("division by X = 0");
-		A /= X;
-		NEXT();
-	case D_MOD_K: A %= d->k; NEXT();
-	case D_MOD_X:
-		if (X == 0)
-			FAULT("modulo by X = 0");
-		A %= X;
-		NEXT();
-	case D_AND_K: A &= d->k; NEXT();
-	case D_AND_X: A &= X; NEXT();
-	case D_OR_K: A |= d->k; NEXT();
-	case D_OR_X: A |= X; NEXT();
-	case D_XOR_K: A ^= d->k; NEXT();
-	case D_XOR_X: A ^= X; NEXT();
-	case D_LSH_K: A <<= d->k; NEXT();
-	case D_LSH_X: A <<= (X & 31); NEXT();
-	case D_RSH_K: A >>= d->k; NEXT();
-	case D_RSH_X: A >>= (X & 31); NEXT();
-	case D_NEG: A = 0u - A; NEXT();
-	case D_JA: JUMP(d->jt);
-	case D_JEQ_K: JUMP(A == d->k ? d->jt : d->jf);
-	case D_JEQ_X: JUMP(A == X ? d->jt : d->jf);
-	case D_JGT_K: JUMP(A > d->k ? d->jt : d->jf);
-	case D_JGT_X: JUMP(A > X ? d->jt : d->jf);
-	case D_JGE_K: JUMP(A >= d->k ? d->jt : d->jf);
-	case D_JGE_X: JUMP(A >= X ? d->jt : d->jf);
-	case D_JSET_K: JUMP(A & d->k ? d->jt : d->jf);
-	case D_JSET_X: JUMP(A & X ? d->jt : d->jf);
-	case D_RET_K:
-		return c ? trace_end(prog, c, A, X, M, d->k, NULL) : d->k;
-	case D_RET_A:
-		return c ? trace_end(prog, c, A, X, M, A, NULL) : A;
-	case D_TAX: X = A; NEXT();
-	case D_TXA: A = X; NEXT();
-	case D_ANC_PROTOCOL: A = skb->protocol; NEXT();
-	case D_ANC_PKTTYPE: A = skb->pkttype; NEXT();
-	case D_ANC_IFINDEX: A = skb->ifindex; NEXT();
-	case D_ANC_NLATTR: case D_ANC_NLATTR_NEST:
-		anc_fault = 0;
-		A = anc_nlattr(skb, A, X, d->op == D_ANC_NLATTR_NEST, &anc_fault);
-		if (anc_fault && prog->kernel == BPF_KERNEL_3_13)
-			FAULT("netlink attribute offset A outside the packet");
-		NEXT();
-	case D_ANC_MARK: A = skb->mark; NEXT();
-	case D_ANC_QUEUE: A = skb->queue_mapping; NEXT();
-	case D_ANC_HATYPE: A = skb->hatype; NEXT();
-	case D_ANC_RXHASH: A = skb->hash; NEXT();
-	case D_ANC_CPU: A = skb->cpu; NEXT();
-	case D_ANC_ALU_XOR_X: A ^= X; NEXT();
-	case D_ANC_VLAN_TAG:
-		/* 3.13 kept "tag present" in TCI bit 0x1000 and masked it off */
-		A = prog->kernel == BPF_KERNEL_3_13 ? (skb->vlan_tci & ~0x1000u) : skb->vlan_tci;
-		if (!skb->vlan_present)
-			A = 0;
-		NEXT();
-	case D_ANC_VLAN_TAG_PRESENT: A = skb->vlan_present ? 1 : 0; NEXT();
-	case D_ANC_PAY_OFFSET: A = anc_poff(skb); NEXT();
-	case D_ANC_RANDOM: A = skb->random ? skb->random(skb->random_arg) : 0; NEXT();
-	case D_ANC_VLAN_TPID: A = skb->vlan_present ? skb->vlan_proto : 0; NEXT();
-	default:
-		FAULT("undecodable instruction");
-	}
-fault:
-	return c ? trace_end(prog, c, A, X, M, 0, why) : 0;
-#undef FAULT
-#undef NEXT
-#undef JUMP
-}
+#define TRACE 0
+#define RUN_FN run_fast
+#include "bpf_run_loop.h"
+#undef TRACE
+#undef RUN_FN
+#define TRACE 1
+#define RUN_FN run_traced
+#include "bpf_run_loop.h"
+#undef TRACE
+#undef RUN_FN
 
 uint32_t bpf_prog_run(const struct bpf_prog *prog, const struct bpf_skb *skb)
 {
-	return run(prog, skb, NULL);
+	return run_fast(prog, skb, NULL);
 }
 
 uint32_t bpf_prog_run_traced(const struct bpf_prog *prog, const struct bpf_skb *skb,
@@ -572,5 +465,5 @@ uint32_t bpf_prog_run_traced(const struct bpf_prog *prog, const struct bpf_skb *
 {
 	struct run_ctx c = {.tracer = tracer, .arg = arg};
 
-	return run(prog, skb, &c);
+	return run_traced(prog, skb, &c);
 }

@@ -58,12 +58,12 @@ $(BUILD)/tools/%: $(BUILD)/tests/tools/%.o $(SUP_OBJ) $(BUILD)/libtcsim.a
 $(BENCH_BIN): $(BUILD)/bench/bpf_bench.o $(SUP_OBJ) $(BUILD)/libtcsim.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-# The main job: for now the seed commit's ssh.ops, assembled and run over a
+# The main job (for now): the seed commit's ssh.ops, assembled, shown and run over a
 # real SSH capture.
 demo: deps-check tcsim
 	./tcsim bpf asm scenarios/filters/ssh.ops
 	./tcsim bpf disasm -a scenarios/filters/ssh.ops
-	./tcsim bpf run -a scenarios/filters/ssh.ops scenarios/captures/ssh_http_mix.pcap
+	./tcsim bpf run -a scenarios/filters/ssh.ops scenarios/captures/ssh_hydra.pcap
 
 check: deps-check $(BUILD)/tcsim $(UNIT_BIN) $(TOOL_BIN)
 	@TCSIM=$(CURDIR)/$(BUILD)/tcsim BUILD=$(CURDIR)/$(BUILD) sh tests/run_all.sh

@@ -150,10 +150,12 @@ static int cmd_asm(int argc, char **argv)
 		fprintf(stderr, "tcsim bpf asm: -f '%s': use 'tc' or 'c'\n", o.format);
 		return 2;
 	}
-	if (bpf_asm_file(argv[i], &insns, &len, err, sizeof(err)) ||
-	    bpf_check(insns, len, o.kernel, err, sizeof(err))) {
-		fprintf(stderr, "tcsim: %s%s\n", insns ? argv[i] : "", insns ? ": " : "");
-		fprintf(stderr, "%s\n", err);
+	if (bpf_asm_file(argv[i], &insns, &len, err, sizeof(err))) {
+		fprintf(stderr, "tcsim: %s\n", err);
+		return 1;
+	}
+	if (bpf_check(insns, len, o.kernel, err, sizeof(err))) {
+		fprintf(stderr, "tcsim: %s: the kernel would reject this program: %s\n", argv[i], err);
 		free(insns);
 		return 1;
 	}
@@ -239,7 +241,7 @@ static void trace_print(const struct bpf_prog *prog, const struct bpf_trace_stat
 	if (st->done) {
 		if (st->fault)
 			printf("fault:    %s\n", st->fault_why);
-		printf("ret:      [%#010x][%u]\n", st->ret, st->ret);
+		printf("ret:      [0x%08x][%u]\n", st->ret, st->ret);
 		return;
 	}
 	const struct sock_filter *f = &prog->insns[st->pc];
@@ -249,12 +251,12 @@ static void trace_print(const struct bpf_prog *prog, const struct bpf_trace_stat
 	printf("pc:       [%u]\n", st->pc);
 	printf("code:     [%u] jt[%u] jf[%u] k[%u]\n", f->code, f->jt, f->jf, f->k);
 	printf("curr:     l%u:\t%s\n", st->pc, line);
-	printf("A:        [%#010x][%u]\n", st->A, st->A);
-	printf("X:        [%#010x][%u]\n", st->X, st->X);
+	printf("A:        [0x%08x][%u]\n", st->A, st->A);
+	printf("X:        [0x%08x][%u]\n", st->X, st->X);
 	for (int i = 0; i < BPF_MEMWORDS; i++) {
 		if (!(st->mem_valid & (1u << i)))
 			continue;
-		printf("M[%d]:%*s[%#010x][%u]\n", i, i < 10 ? 6 : 5, "", st->M[i], st->M[i]);
+		printf("M[%d]:%*s[0x%08x][%u]\n", i, i < 10 ? 6 : 5, "", st->M[i], st->M[i]);
 		any = 1;
 	}
 	if (!any)
@@ -330,6 +332,7 @@ static int cmd_run(int argc, char **argv)
 			fprintf(stderr, "tcsim: --trace %llu: the capture has only %llu packets\n",
 				(unsigned long long)o.trace, (unsigned long long)n);
 			rc = 1;
+			goto out;
 		}
 		if (rejected)
 			printf("%llu packets could not be carried as Ethernet frames (not run)\n",
@@ -337,6 +340,7 @@ static int cmd_run(int argc, char **argv)
 		printf("matched %llu of %llu packets\n", (unsigned long long)matched,
 		       (unsigned long long)n);
 	}
+out:
 	cap_close(cap);
 	bpf_prog_free(prog);
 	return rc;

@@ -2,6 +2,7 @@
  * the tests/data/asm .ops files against bpfc's stored (and, when installed,
  * live) output, disassemble/assemble round trips, and rejected input. */
 #include <CUnit/Basic.h>
+#include "unit.h"
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -967,7 +968,6 @@ int main(int argc, char **argv)
 		{"unspellable encodings", test_disasm_unspellable},
 	};
 	CU_pSuite suite;
-	unsigned fails;
 	size_t i;
 
 	argv0 = argc > 0 ? argv[0] : "";
@@ -979,11 +979,5 @@ int main(int argc, char **argv)
 	suite = CU_add_suite("bpf_asm", NULL, NULL);
 	for (i = 0; suite && i < sizeof(tests) / sizeof(tests[0]); i++)
 		CU_add_test(suite, tests[i].name, tests[i].fn);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	fails = CU_get_number_of_failures();
-	if (CU_get_error() != CUE_SUCCESS)
-		fails++;
-	CU_cleanup_registry();
-	return fails ? 1 : 0;
+	return unit_run();
 }

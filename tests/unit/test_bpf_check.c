@@ -3,6 +3,7 @@
  * the real kernel by tests/kernel/kernel_check_diff.sh), plus the cases a
  * table line cannot carry. */
 #include <CUnit/Basic.h>
+#include "unit.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,7 +170,6 @@ static void test_ret_state_merges(void)
 int main(int argc, char **argv)
 {
 	CU_pSuite s;
-	unsigned fails;
 
 	if (argc > 1)
 		cases_path = argv[1];
@@ -182,9 +182,5 @@ int main(int argc, char **argv)
 	CU_add_test(s, "the first failing instruction is named", test_first_failure_named);
 	CU_add_test(s, "3.13 versus current rules", test_3_13_differences);
 	CU_add_test(s, "state after ret merges into the next pc", test_ret_state_merges);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	fails = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return fails ? 1 : 0;
+	return unit_run();
 }

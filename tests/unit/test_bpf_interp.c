@@ -1,6 +1,7 @@
 /* test_bpf_interp.c - every classic BPF opcode and ancillary load against
  * hand-computed values, on a hand-built Ethernet/IPv4/TCP frame. */
 #include <CUnit/Basic.h>
+#include "unit.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -478,7 +479,6 @@ static void test_traced_run_agrees(void)
 int main(void)
 {
 	CU_pSuite s;
-	unsigned fails;
 
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
@@ -502,9 +502,5 @@ int main(void)
 	CU_add_test(s, "pay_offset per protocol", test_pay_offset_protocols);
 	CU_add_test(s, "nlattr and nlattr_nest", test_nlattr);
 	CU_add_test(s, "traced run agrees with the fast path", test_traced_run_agrees);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	fails = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return fails ? 1 : 0;
+	return unit_run();
 }

@@ -1,6 +1,7 @@
 /* test_bpf_libpcap.c - tcsim's BPF interpreter against libpcap's bpf_filter on
  * real captures; known kernel/libpcap divergences are traced and counted. */
 #include <CUnit/Basic.h>
+#include "unit.h"
 #include <pcap.h> /* before bpf.h, which then keeps libpcap's BPF_ macros */
 #include <stdio.h>
 #include <stdlib.h>
@@ -595,7 +596,6 @@ static void test_tcpdump_expressions_agree_with_libpcap(void)
 int main(void)
 {
 	CU_pSuite s;
-	unsigned failures;
 
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
@@ -614,10 +614,5 @@ int main(void)
 		CU_cleanup_registry();
 		return 2;
 	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures() +
-		   CU_get_run_summary()->nSuitesFailed;
-	CU_cleanup_registry();
-	return failures ? 1 : 0;
+	return unit_run();
 }

@@ -1,0 +1,114 @@
+/* cls.h - the filter chain of a qdisc (the kernel's tcf_chain/tcf_proto of
+ * net/sched/cls_api.c) and the classifier kinds behind it. One classifier
+ * kind per file, each with one ops table (cls_bpf.c). */
+#ifndef TCSIM_CLS_H
+#define TCSIM_CLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf.h"
+
+#define TC_H_MAJ(h) ((h)&0xffff0000u)
+#define TC_H_MIN(h) ((h)&0x0000ffffu)
+#define TC_H_MAKE(maj, min) (((maj)&0xffff0000u) | ((min)&0x0000ffffu))
+#define TC_H_ROOT 0xffffffffu
+#define TC_H_UNSPEC 0u
+
+#define ETH_P_ALL 0x0003
+
+/* What a classifier hands back on a match (struct tcf_result). */
+struct tcf_result {
+	uint32_t classid;
+	uint32_t pref;   /* the matching filter's pref */
+	uint32_t handle; /* and program handle */
+	uint32_t ret;    /* the program's return value */
+};
+
+struct tcf_proto;
+struct tcf_chain;
+
+/* A request to add/change/delete a filter, as tc's command line makes it
+ * (RTM_NEWTFILTER / RTM_DELTFILTER). The kind's options are still words:
+ * each kind parses its own, as iproute2's f_*.c do. */
+struct tcf_request {
+	uint32_t pref;     /* 0 = automatic */
+	uint16_t protocol; /* host order; 0 = any existing (change/del) */
+	uint32_t handle;   /* 0 = automatic */
+	int create;        /* NLM_F_CREATE */
+	int excl;          /* NLM_F_EXCL (add) */
+	const char *kind;  /* "bpf"; NULL for del */
+	int argc;          /* the kind's words */
+	char **argv;
+	const char *where; /* "file:line" for messages */
+	const char *basedir; /* relative bytecode-file paths start here */
+};
+
+/* The kernel version whose rules apply to the chain. */
+struct tcf_env {
+	enum bpf_kernel kernel;
+	uint32_t ifindex;
+};
+
+struct tcf_proto_ops {
+	const char *kind;
+	/* Creates or changes the program `handle` of tp from the request. */
+	int (*change)(struct tcf_proto *tp, const struct tcf_request *req,
+		      const struct tcf_env *env, char *err, size_t errlen);
+	/* Removes one program; 1 if tp became empty. */
+	int (*delete)(struct tcf_proto *tp, uint32_t handle, char *err, size_t errlen);
+	/* >= 0 on a match (the TC_ACT code), -1 otherwise. */
+	int (*classify)(const struct tcf_proto *tp, const struct bpf_skb *skb,
+			struct tcf_result *res);
+	void (*destroy)(struct tcf_proto *tp);
+	/* tc filter show: one line per program (after the tcf_proto's header
+	 * line), each starting after "filter parent ... pref N <kind> chain 0 " */
+	void (*dump)(const struct tcf_proto *tp, void (*line)(void *arg, const char *text),
+		     void *arg);
+	/* Number of programs, and per program its handle and hit count. */
+	size_t (*count)(const struct tcf_proto *tp);
+};
+
+struct tcf_proto {
+	struct tcf_proto *next;
+	uint32_t prio;     /* pref << 16 */
+	uint16_t protocol; /* host order, ETH_P_ALL = any */
+	const struct tcf_proto_ops *ops;
+	void *priv;
+	uint64_t hits; /* packets this tcf_proto matched */
+};
+
+struct tcf_chain {
+	struct tcf_proto *head;
+	enum bpf_kernel kernel;
+};
+
+/* Applies a filter request to the chain with the kernel's rules
+ * (tc_new_tfilter / tcf_auto_prio). Errors as negative errno + message. */
+int tcf_chain_change(struct tcf_chain *chain, const struct tcf_request *req,
+		     const struct tcf_env *env, char *err, size_t errlen);
+int tcf_chain_delete(struct tcf_chain *chain, const struct tcf_request *req,
+		     char *err, size_t errlen);
+void tcf_chain_flush(struct tcf_chain *chain);
+
+/* The classification walk (__tcf_classify): >= 0 and *res on the first
+ * match in ascending pref among tcf_protos whose protocol matches, -1 when
+ * none does. `proto` is the packet's protocol as tc_skb_protocol sees it. */
+int tcf_classify(const struct tcf_chain *chain, const struct bpf_skb *skb, uint16_t proto,
+		 struct tcf_result *res);
+
+const struct tcf_proto_ops *tcf_ops_find(const char *kind);
+extern const struct tcf_proto_ops cls_bpf_ops;
+
+/* tc's classid words: "1:2", ":2", "1:", "root", "none", bare hex. */
+int tc_get_classid(uint32_t *out, const char *s);
+/* As tc prints one: root, none, ":%x", "%x:", "%x:%x". */
+void tc_print_classid(char *buf, size_t n, uint32_t h);
+/* EtherType names as tc takes them (ll_proto_a2n): all ip ipv6 arp 802.1Q
+ * 802.1ad ... or a number. */
+int tc_get_protocol(uint16_t *out, const char *s);
+void tc_print_protocol(char *buf, size_t n, uint16_t proto);
+/* tc's keyword prefix match: arg is a non-empty prefix of keyword. */
+int tc_matches(const char *arg, const char *keyword);
+
+#endif

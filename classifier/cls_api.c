@@ -1,0 +1,183 @@
+/* cls_api.c - a qdisc's filter chain: tcf_protos sorted by ascending pref,
+ * the automatic pref of tcf_auto_prio, and the classification walk, with
+ * the rules of net/sched/cls_api.c. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cls.h"
+
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+const struct tcf_proto_ops *tcf_ops_find(const char *kind)
+{
+	static const struct tcf_proto_ops *const kinds[] = {&cls_bpf_ops};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(kinds[i]->kind, kind))
+			return kinds[i];
+	return NULL;
+}
+
+static void tp_destroy(struct tcf_proto *tp)
+{
+	tp->ops->destroy(tp);
+	free(tp);
+}
+
+/* tc_new_tfilter: find the tcf_proto for (pref, protocol) or create it at
+ * its sorted place; the automatic pref is one below the first existing
+ * pref >= 0x8000 (tcf_auto_prio), or 0xC000 on an empty range. */
+int tcf_chain_change(struct tcf_chain *chain, const struct tcf_request *req,
+		     const struct tcf_env *env, char *err, size_t errlen)
+{
+	uint32_t prio = req->pref << 16;
+	int automatic = prio == 0;
+	struct tcf_proto **pp, *tp = NULL, *created = NULL;
+	const struct tcf_proto_ops *ops;
+	int ret;
+
+	if (automatic) {
+		if (!req->create)
+			return fail(err, errlen, -ENOENT,
+				    "%s: RTNETLINK answers: No such file or directory (change needs a pref)",
+				    req->where);
+		prio = 0x80000000u;
+	}
+	for (pp = &chain->head; *pp; pp = &(*pp)->next) {
+		if ((*pp)->prio >= prio)
+			break;
+	}
+	if (*pp && (*pp)->prio == prio) {
+		if (automatic)
+			return fail(err, errlen, -ENOSPC,
+				    "%s: RTNETLINK answers: No space left on device (lowest automatic pref already in use)",
+				    req->where);
+		if (req->protocol && (*pp)->protocol != req->protocol)
+			return fail(err, errlen, -EINVAL,
+				    "%s: RTNETLINK answers: Invalid argument (pref %u already holds protocol 0x%04x filters)",
+				    req->where, req->pref, (*pp)->protocol);
+		tp = *pp;
+	}
+	if (!tp) {
+		if (!req->kind)
+			return fail(err, errlen, -ENOENT,
+				    "%s: RTNETLINK answers: No such file or directory (no filter at pref %u)",
+				    req->where, req->pref);
+		if (!req->protocol)
+			return fail(err, errlen, -EINVAL,
+				    "%s: RTNETLINK answers: Invalid argument (a new filter needs a protocol)",
+				    req->where);
+		if (!req->create)
+			return fail(err, errlen, -ENOENT,
+				    "%s: RTNETLINK answers: No such file or directory (no filter at pref %u)",
+				    req->where, req->pref);
+		ops = tcf_ops_find(req->kind);
+		if (!ops)
+			return fail(err, errlen, -ENOENT, "%s: Unknown filter \"%s\", hence option \"%s\" is unparsable",
+				    req->where, req->kind, req->argc ? req->argv[0] : "");
+		if (automatic) {
+			/* *pp, if any, has prio > 0x80000000: equality failed above */
+			prio = *pp ? TC_H_MAJ((*pp)->prio - 1) : 0xC0000000u;
+		}
+		created = calloc(1, sizeof(*created));
+		if (!created)
+			return fail(err, errlen, -ENOMEM, "%s: out of memory", req->where);
+		created->prio = prio;
+		created->protocol = req->protocol;
+		created->ops = ops;
+		tp = created;
+	} else if (req->kind && strcmp(tp->ops->kind, req->kind)) {
+		return fail(err, errlen, -EINVAL,
+			    "%s: RTNETLINK answers: Invalid argument (pref %u holds %s filters, not %s)",
+			    req->where, tp->prio >> 16, tp->ops->kind, req->kind);
+	}
+	ret = tp->ops->change(tp, req, env, err, errlen);
+	if (ret) {
+		if (created)
+			tp_destroy(created);
+		return ret;
+	}
+	if (created) {
+		created->next = *pp;
+		*pp = created;
+	}
+	return 0;
+}
+
+/* tc_del_tfilter: without a handle the whole tcf_proto goes; with one, one
+ * program, and (current kernels) the tcf_proto when it empties. */
+int tcf_chain_delete(struct tcf_chain *chain, const struct tcf_request *req, char *err,
+		     size_t errlen)
+{
+	uint32_t prio = req->pref << 16;
+	struct tcf_proto **pp;
+	int empty;
+
+	if (!prio) {
+		tcf_chain_flush(chain);
+		return 0;
+	}
+	for (pp = &chain->head; *pp; pp = &(*pp)->next)
+		if ((*pp)->prio == prio)
+			break;
+	if (!*pp || (req->protocol && (*pp)->protocol != req->protocol))
+		return fail(err, errlen, -ENOENT,
+			    "%s: RTNETLINK answers: No such file or directory (no filter at pref %u)",
+			    req->where, req->pref);
+	if (!req->handle) {
+		struct tcf_proto *tp = *pp;
+
+		*pp = tp->next;
+		tp_destroy(tp);
+		return 0;
+	}
+	empty = (*pp)->ops->delete(*pp, req->handle, err, errlen);
+	if (empty < 0)
+		return empty;
+	if (empty && chain->kernel == BPF_KERNEL_CURRENT) {
+		struct tcf_proto *tp = *pp;
+
+		*pp = tp->next;
+		tp_destroy(tp);
+	}
+	return 0;
+}
+
+void tcf_chain_flush(struct tcf_chain *chain)
+{
+	while (chain->head) {
+		struct tcf_proto *tp = chain->head;
+
+		chain->head = tp->next;
+		tp_destroy(tp);
+	}
+}
+
+int tcf_classify(const struct tcf_chain *chain, const struct bpf_skb *skb, uint16_t proto,
+		 struct tcf_result *res)
+{
+	for (struct tcf_proto *tp = chain->head; tp; tp = tp->next) {
+		int r;
+
+		if (tp->protocol != ETH_P_ALL && tp->protocol != proto)
+			continue;
+		r = tp->ops->classify(tp, skb, res);
+		if (r >= 0) {
+			res->pref = tp->prio >> 16;
+			tp->hits++;
+			return r;
+		}
+	}
+	return -1;
+}

@@ -1,0 +1,175 @@
+/* flow_dissect.c - the flow dissector of net/core/flow_dissector.c as 3.13
+ * wrote it, with the few differences of current kernels that change which
+ * packets form one flow. */
+#include <string.h>
+
+#include "flow_dissect.h"
+
+#define ETH_P_IP 0x0800
+#define ETH_P_IPV6 0x86dd
+#define ETH_P_8021Q 0x8100
+#define ETH_P_8021AD 0x88a8
+#define ETH_P_PPP_SES 0x8864
+#define ETH_P_TEB 0x6558
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* A 32-bit word of the frame as a little-endian kernel reads it. */
+static uint32_t ld32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* proto_ports_offset: where the port pair (or SPI) lies in the transport
+ * header, -1 for protocols without one. */
+static int ports_offset(uint8_t ip_proto)
+{
+	switch (ip_proto) {
+	case 6:	  /* TCP */
+	case 17:  /* UDP */
+	case 33:  /* DCCP */
+	case 50:  /* ESP */
+	case 132: /* SCTP */
+	case 136: /* UDP-Lite */ return 0;
+	case 51: /* AH */ return 4;
+	default: return -1;
+	}
+}
+
+int flow_dissect(const struct bpf_skb *skb, enum bpf_kernel kernel, struct flow_keys *k)
+{
+	const uint8_t *d = skb->data;
+	uint32_t end = skb->caplen < skb->len ? skb->caplen : skb->len;
+	uint32_t nh = skb->net_off;
+	uint16_t proto = skb->protocol;
+	int current = kernel != BPF_KERNEL_3_13;
+	uint8_t ip_proto;
+	int poff;
+
+	memset(k, 0, sizeof(*k));
+again:
+	k->n_proto = current ? proto : 0;
+	switch (proto) {
+	case ETH_P_IP: {
+		int frag;
+	ip:
+		/* 3.13 already refused a header length below five words */
+		if (nh + 20 > end || (d[nh] & 0xf) < 5)
+			return 0;
+		frag = (get16(d + nh + 6) & 0x3fff) != 0;
+		ip_proto = frag && !current ? 0 : d[nh + 9];
+		memset(k->src, 0, sizeof(k->src));
+		memset(k->dst, 0, sizeof(k->dst));
+		k->src[0] = ld32(d + nh + 12);
+		k->dst[0] = ld32(d + nh + 16);
+		nh += (d[nh] & 0xfu) * 4;
+		if (frag && current) {
+			/* the fragment is dissected no further: no ports */
+			k->ip_proto = ip_proto;
+			k->thoff = nh;
+			return 1;
+		}
+		break;
+	}
+	case ETH_P_IPV6:
+	ipv6:
+		if (nh + 40 > end)
+			return 0;
+		ip_proto = d[nh + 6];
+		for (int i = 0; i < 4; i++) {
+			k->src[i] = ld32(d + nh + 8 + 4 * i);
+			k->dst[i] = ld32(d + nh + 24 + 4 * i);
+		}
+		if (!current) {
+			k->src[0] ^= k->src[1] ^ k->src[2] ^ k->src[3];
+			k->dst[0] ^= k->dst[1] ^ k->dst[2] ^ k->dst[3];
+			k->src[1] = k->src[2] = k->src[3] = 0;
+			k->dst[1] = k->dst[2] = k->dst[3] = 0;
+		}
+		nh += 40;
+		break;
+	case ETH_P_8021Q:
+	case ETH_P_8021AD:
+		if (nh + 4 > end)
+			return 0;
+		proto = get16(d + nh + 2);
+		nh += 4;
+		goto again;
+	case ETH_P_PPP_SES:
+		/* 6-byte session header, then the PPP protocol */
+		if (nh + 8 > end)
+			return 0;
+		proto = get16(d + nh + 6);
+		nh += 8;
+		if (proto == 0x0021) {
+			proto = ETH_P_IP;
+			k->n_proto = current ? proto : 0;
+			goto ip;
+		}
+		if (proto == 0x0057) {
+			proto = ETH_P_IPV6;
+			k->n_proto = current ? proto : 0;
+			goto ipv6;
+		}
+		return 0;
+	default: return 0;
+	}
+
+	switch (ip_proto) {
+	case 47: { /* GRE: only version 0 without routing is looked into */
+		uint16_t flags;
+
+		if (nh + 4 > end)
+			return 0;
+		flags = get16(d + nh);
+		if (flags & (0x0007 | 0x4000))
+			break;
+		proto = get16(d + nh + 2);
+		nh += 4;
+		nh += (flags & 0x8000) ? 4 : 0; /* checksum */
+		nh += (flags & 0x2000) ? 4 : 0; /* key */
+		nh += (flags & 0x1000) ? 4 : 0; /* sequence */
+		if (proto == ETH_P_TEB) {
+			if (nh + 14 > end)
+				return 0;
+			proto = get16(d + nh + 12);
+			nh += 14;
+		}
+		goto again;
+	}
+	case 4: /* IPIP */
+		proto = ETH_P_IP;
+		k->n_proto = current ? proto : 0;
+		goto ip;
+	case 41: /* IPv6 in IP */
+		proto = ETH_P_IPV6;
+		k->n_proto = current ? proto : 0;
+		goto ipv6;
+	default: break;
+	}
+
+	k->ip_proto = ip_proto;
+	k->thoff = nh;
+	poff = ports_offset(ip_proto);
+	if (poff >= 0 && nh + (uint32_t)poff + 4 <= end)
+		k->ports = ld32(d + nh + (uint32_t)poff);
+	return 1;
+}
+
+void flow_keys_symmetric(struct flow_keys *k)
+{
+	int c = memcmp(k->dst, k->src, sizeof(k->src));
+	uint16_t sport = (uint16_t)k->ports, dport = (uint16_t)(k->ports >> 16);
+
+	if (c < 0 || (c == 0 && dport < sport)) {
+		uint32_t t[4];
+
+		memcpy(t, k->src, sizeof(t));
+		memcpy(k->src, k->dst, sizeof(t));
+		memcpy(k->dst, t, sizeof(t));
+		k->ports = (uint32_t)dport | (uint32_t)sport << 16;
+	}
+}

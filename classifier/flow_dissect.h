@@ -1,0 +1,37 @@
+/* flow_dissect.h - the kernel's flow dissector (net/core/flow_dissector.c,
+ * skb_flow_dissect) over an egress frame: the flow keys sfq hashes, and
+ * the transport offset behind the #poff ancillary load. */
+#ifndef TCSIM_FLOW_DISSECT_H
+#define TCSIM_FLOW_DISSECT_H
+
+#include <stdint.h>
+
+#include "bpf.h"
+
+/* Address and port words hold the frame's bytes loaded as a little-endian
+ * (x86) kernel loads them, so a hash over them is the kernel's hash. */
+struct flow_keys {
+	uint32_t src[4], dst[4]; /* IPv4: word 0 only; 3.13 IPv6: XOR-folded into word 0 */
+	uint32_t ports;		 /* the 4 bytes at the transport header (sport, dport) */
+	uint16_t n_proto;	 /* EtherType reached (current kernels key on it) */
+	uint8_t ip_proto;	 /* 3.13: 0 for IPv4 fragments */
+	uint32_t thoff;		 /* transport header offset in the frame */
+};
+
+/* Walks the headers from skb->net_off as `kernel` does: VLAN tags, PPPoE
+ * sessions, GRE (version 0, no routing), IPIP and IPv6-in-IP are looked
+ * through. Returns 1 when the walk reached the transport layer, 0 when it
+ * gave up; the keys hold what was found until then (a non-IP frame gives
+ * all-zero keys apart from current kernels' n_proto).
+ *
+ * 3.13: IPv4 fragments have protocol 0 and no ports; IPv6 addresses are
+ * folded to 32 bits by XOR. Current kernels: fragments keep their protocol
+ * (still no ports), full IPv6 addresses, n_proto. Not modelled for current
+ * kernels: the IPv6 flow label, VLAN ids, GRE keys, MPLS, ICMP identifiers. */
+int flow_dissect(const struct bpf_skb *skb, enum bpf_kernel kernel, struct flow_keys *keys);
+
+/* __flow_hash_consistentify: puts the lower address (then port) first so
+ * that both directions of a conversation give the same keys. */
+void flow_keys_symmetric(struct flow_keys *keys);
+
+#endif

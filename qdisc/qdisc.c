@@ -1,0 +1,375 @@
+/* qdisc.c - what every qdisc kind shares: the registry of kinds, creation
+ * and destruction, the counters, the tree walk of qdisc_tree_reduce_backlog,
+ * the noop qdisc, and tc's size words. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "qdisc.h"
+
+static const struct qdisc_ops *const kinds[] = {
+	&prio_qdisc_ops, &sfq_qdisc_ops, &pfifo_qdisc_ops, &bfifo_qdisc_ops,
+	&pfifo_fast_qdisc_ops, &noop_qdisc_ops,
+};
+
+const struct qdisc_ops *qdisc_ops_find(const char *kind)
+{
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(kinds[i]->id, kind))
+			return kinds[i];
+	return NULL;
+}
+
+static struct qdisc *qdisc_alloc(const struct qdisc_ops *ops, struct qdisc_env *env,
+				 uint32_t handle, uint32_t parent)
+{
+	struct qdisc *q = calloc(1, sizeof(*q));
+
+	if (!q)
+		return NULL;
+	if (ops->priv_size && !(q->priv = calloc(1, ops->priv_size))) {
+		free(q);
+		return NULL;
+	}
+	q->ops = ops;
+	q->env = env;
+	q->handle = handle;
+	q->parent = parent;
+	q->chain.kernel = env->kernel;
+	return q;
+}
+
+int qdisc_create(struct qdisc **out, const char *kind, struct qdisc_env *env, uint32_t handle,
+		 uint32_t parent, int argc, char **argv, char *err, size_t errlen)
+{
+	const struct qdisc_ops *ops = qdisc_ops_find(kind);
+	struct qdisc *q;
+	int ret;
+
+	*out = NULL;
+	if (!ops) {
+		snprintf(err, errlen, "Unknown qdisc \"%s\", hence option \"%s\" is unparsable", kind,
+			 argc ? argv[0] : "");
+		return -ENOENT;
+	}
+	q = qdisc_alloc(ops, env, handle, parent);
+	if (!q) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	ret = ops->init ? ops->init(q, argc, argv, err, errlen) : 0;
+	if (ret) {
+		if (ops->destroy)
+			ops->destroy(q);
+		free(q->priv);
+		free(q);
+		return ret;
+	}
+	*out = q;
+	return 0;
+}
+
+static struct qdisc *create_internal(const struct qdisc_ops *ops, struct qdisc_env *env,
+				     uint32_t parent)
+{
+	char err[256];
+	struct qdisc *q = qdisc_alloc(ops, env, 0, parent);
+
+	if (!q)
+		return NULL;
+	if (ops->init && ops->init(q, 0, NULL, err, sizeof(err))) {
+		free(q->priv);
+		free(q);
+		return NULL;
+	}
+	q->invisible = 1;
+	return q;
+}
+
+struct qdisc *qdisc_create_default(struct qdisc_env *env, uint32_t parent)
+{
+	return create_internal(&pfifo_qdisc_ops, env, parent);
+}
+
+struct qdisc *qdisc_create_noop(struct qdisc_env *env, uint32_t parent)
+{
+	return create_internal(&noop_qdisc_ops, env, parent);
+}
+
+void qdisc_destroy(struct qdisc *q)
+{
+	if (!q)
+		return;
+	if (q->ops->reset)
+		q->ops->reset(q);
+	if (q->ops->destroy)
+		q->ops->destroy(q);
+	tcf_chain_flush(&q->chain);
+	free(q->priv);
+	free(q);
+}
+
+struct qdisc_lookup_ctx {
+	uint32_t handle;
+	struct qdisc *found;
+};
+
+static void lookup_class(void *arg, const struct qdisc_class *c)
+{
+	struct qdisc_lookup_ctx *ctx = arg;
+
+	if (!ctx->found && c->leaf)
+		ctx->found = qdisc_lookup((struct qdisc *)c->leaf, ctx->handle);
+}
+
+struct qdisc *qdisc_lookup(struct qdisc *root, uint32_t handle)
+{
+	struct qdisc_lookup_ctx ctx = {.handle = handle};
+
+	if (!root)
+		return NULL;
+	if (root->handle == handle && !root->invisible)
+		return root;
+	if (root->ops->walk)
+		root->ops->walk(root, lookup_class, &ctx);
+	return ctx.found;
+}
+
+int qdisc_drop(struct qdisc *q, struct pkt *p, enum pkt_drop why)
+{
+	q->s.drops++;
+	p->drop = why;
+	q->env->drop(q->env->arg, p);
+	return NET_XMIT_DROP;
+}
+
+void qdisc_enqueued(struct qdisc *q, const struct pkt *p)
+{
+	q->s.qlen++;
+	q->s.backlog += p->len;
+	if (q->s.qlen > q->s.peak_qlen)
+		q->s.peak_qlen = q->s.qlen;
+	if (q->s.backlog > q->s.peak_backlog)
+		q->s.peak_backlog = q->s.backlog;
+}
+
+void qdisc_dequeued(struct qdisc *q, const struct pkt *p)
+{
+	q->s.qlen--;
+	q->s.backlog -= p->len;
+	q->s.packets++;
+	q->s.bytes += p->len;
+}
+
+/* 3.x's qdisc_tree_decrease_qlen only lowered the ancestors' qlen; 4.6's
+ * qdisc_tree_reduce_backlog also takes the bytes and counts the drops. */
+void qdisc_tree_reduce_backlog(struct qdisc *q, uint32_t n, uint64_t len)
+{
+	int old = q->env->kernel == BPF_KERNEL_3_13;
+
+	for (struct qdisc *a = q->parent_q, *c = q; a; c = a, a = a->parent_q) {
+		a->s.qlen -= n;
+		if (!old) {
+			a->s.backlog -= len;
+			a->s.drops += n;
+		}
+		if (a->ops->qlen_notify)
+			a->ops->qlen_notify(a, c);
+	}
+}
+
+static uint32_t env_random32(void *arg)
+{
+	const struct qdisc_env *env = arg;
+
+	return (uint32_t)(env->random(env->arg) >> 32);
+}
+
+void qdisc_pkt_skb(const struct qdisc *q, const struct pkt *p, struct bpf_skb *skb)
+{
+	pkt_bpf_skb(p, q->env->ifindex, skb);
+	skb->random = env_random32;
+	skb->random_arg = q->env;
+}
+
+uint16_t qdisc_pkt_protocol(const struct pkt *p)
+{
+	return p->vlan_present ? p->vlan_proto : p->protocol;
+}
+
+int tc_get_u32(uint32_t *out, const char *s, int base)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (errno || *end || v > 0xffffffffull)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* get_size: a number with an optional unit; k/m/g are 1024-based and the
+ * bit units divide by 8. */
+int tc_get_size(uint32_t *out, const char *s)
+{
+	static const struct {
+		const char *unit;
+		double mult;
+	} units[] = {
+		{"", 1},	  {"b", 1},	    {"k", 1024},	{"kb", 1024},
+		{"m", 1048576}, {"mb", 1048576}, {"g", 1073741824.0}, {"gb", 1073741824.0},
+		{"kbit", 1024 / 8.0}, {"mbit", 1048576 / 8.0}, {"gbit", 1073741824.0 / 8},
+		{"bit", 1 / 8.0},
+	};
+	char *end;
+	double v;
+
+	if (!*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcasecmp(end, units[i].unit)) {
+			v *= units[i].mult;
+			if (v > 4294967295.0)
+				return -EINVAL;
+			*out = (uint32_t)v;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+void tc_print_size(FILE *out, uint64_t sz)
+{
+	double kb = 1024, mb = kb * kb, gb = mb * kb;
+
+	if (sz >= gb && sz % (uint64_t)gb < 1024)
+		fprintf(out, "%gGb", (double)sz / gb);
+	else if (sz >= mb && sz % (uint64_t)mb < 1024)
+		fprintf(out, "%gMb", (double)sz / mb);
+	else if (sz >= kb && sz % (uint64_t)kb < 16)
+		fprintf(out, "%gKb", (double)sz / kb);
+	else
+		fprintf(out, "%llub", (unsigned long long)sz);
+}
+
+/* noop: drops everything (3.13's stand-in for a removed prio leaf). */
+static int noop_enqueue(struct qdisc *q, struct pkt *p)
+{
+	return qdisc_drop(q, p, DROP_NOOP);
+}
+
+static struct pkt *noop_dequeue(struct qdisc *q)
+{
+	return NULL;
+}
+
+static const struct pkt *noop_peek(struct qdisc *q)
+{
+	return NULL;
+}
+
+const struct qdisc_ops noop_qdisc_ops = {
+	.id = "noop",
+	.enqueue = noop_enqueue,
+	.dequeue = noop_dequeue,
+	.peek = noop_peek,
+};
+
+struct in_tree_ctx {
+	const struct qdisc *q;
+	int found;
+};
+
+static void in_tree_class(void *arg, const struct qdisc_class *c)
+{
+	struct in_tree_ctx *ctx = arg;
+
+	if (!ctx->found && c->leaf)
+		ctx->found = qdisc_in_tree(c->leaf, ctx->q);
+}
+
+int qdisc_in_tree(const struct qdisc *root, const struct qdisc *q)
+{
+	struct in_tree_ctx ctx = {.q = q};
+
+	if (root == q)
+		return 1;
+	if (root->ops->walk)
+		root->ops->walk(root, in_tree_class, &ctx);
+	return ctx.found;
+}
+
+/* tc's rates: bit kbit mbit gbit tbit (1000-based), the IEC kibit mibit
+ * gibit tibit (1024-based), and bps kbps mbps gbps tbps meaning BYTES per
+ * second (the classic tc trap); a bare number is bits per second. */
+int tc_get_rate(uint64_t *bps, const char *s)
+{
+	static const struct {
+		const char *unit;
+		double mult;
+	} units[] = {
+		{"", 1},	   {"bit", 1},		 {"kbit", 1e3},	       {"mbit", 1e6},
+		{"gbit", 1e9},	   {"tbit", 1e12},	 {"kibit", 1024.0},    {"mibit", 1048576.0},
+		{"gibit", 1073741824.0}, {"tibit", 1099511627776.0}, {"bps", 8},
+		{"kbps", 8e3},	   {"mbps", 8e6},	 {"gbps", 8e9},	       {"tbps", 8e12},
+		{"kibps", 8 * 1024.0}, {"mibps", 8 * 1048576.0}, {"gibps", 8 * 1073741824.0},
+	};
+	char *end;
+	double v;
+
+	if (!*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcasecmp(end, units[i].unit)) {
+			v *= units[i].mult;
+			if (v > 1.8e19)
+				return -EINVAL;
+			*bps = (uint64_t)(v + 0.5);
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* A duration: a number with ns, us/usec, ms/msec, s/sec; bare = seconds. */
+int tc_get_time_ns(uint64_t *ns, const char *s)
+{
+	static const struct {
+		const char *unit;
+		double mult;
+	} units[] = {
+		{"", 1e9}, {"s", 1e9}, {"sec", 1e9}, {"secs", 1e9}, {"ms", 1e6}, {"msec", 1e6},
+		{"msecs", 1e6}, {"us", 1e3}, {"usec", 1e3}, {"usecs", 1e3}, {"ns", 1}, {"nsec", 1},
+	};
+	char *end;
+	double v;
+
+	if (!*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcasecmp(end, units[i].unit)) {
+			v *= units[i].mult;
+			if (v > 1.8e19)
+				return -EINVAL;
+			*ns = (uint64_t)(v + 0.5);
+			return 0;
+		}
+	return -EINVAL;
+}

@@ -1,0 +1,137 @@
+/* qdisc.h - the queueing discipline interface, after the kernel's
+ * struct Qdisc_ops: one kind per file (sch_prio.c, sch_sfq.c, sch_fifo.c)
+ * with one ops table, and the tree of handles and parents they form. */
+#ifndef TCSIM_QDISC_H
+#define TCSIM_QDISC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bpf.h"
+#include "cls.h"
+#include "pkt.h"
+
+/* Enqueue results (include/linux/netdevice.h). */
+#define NET_XMIT_SUCCESS 0
+#define NET_XMIT_DROP 1 /* the arriving packet was dropped */
+#define NET_XMIT_CN 2   /* congestion: the packet's own flow lost one */
+
+/* What a qdisc may know of the device and the simulation around it. The
+ * device owns it; every qdisc of the device points at the same one. */
+struct qdisc;
+struct qdisc_env {
+	uint32_t ifindex;
+	uint32_t mtu;             /* psched_mtu = mtu + hard_header_len */
+	uint32_t hard_header_len; /* 14 on Ethernet */
+	uint32_t tx_queue_len;    /* read when a default pfifo is created */
+	enum bpf_kernel kernel;   /* whose rules (3.13 or current) */
+	int sfq_allot_bytes;      /* sfq credit in bytes (6.13+) or 8-byte units */
+	int sfq_hash_random;      /* sfq buckets from a seeded jhash (collisions) */
+	uint64_t (*now)(void *arg);
+	void (*drop)(void *arg, struct pkt *p);       /* a packet left, dropped */
+	uint64_t (*random)(void *arg);                /* the seeded generator */
+	void (*arm_timer)(void *arg, struct qdisc *q, uint64_t at_ns);
+	/* the root qdisc classified p (its verdict fields are set) */
+	void (*classified)(void *arg, const struct pkt *p);
+	void *arg;
+};
+
+struct qdisc_stats {
+	uint64_t bytes, packets; /* bstats: counted at dequeue */
+	uint64_t drops, overlimits, requeues;
+	uint32_t qlen;
+	uint64_t backlog; /* bytes */
+	uint32_t peak_qlen;
+	uint64_t peak_backlog;
+};
+
+/* One class as `tc class show` lists it. */
+struct qdisc_class {
+	uint32_t classid;
+	uint32_t parent;           /* the qdisc handle */
+	const struct qdisc *leaf;  /* child qdisc, or NULL (sfq buckets) */
+	struct qdisc_stats stats;  /* the class's own (sfq bucket) or the leaf's */
+	uint64_t allot;            /* sfq xstats, else 0 */
+	int has_allot;
+};
+
+struct qdisc_ops {
+	const char *id;
+	size_t priv_size;
+	int has_filters; /* filters may be attached (prio, sfq) */
+	/* Parses tc's words for this kind and validates them as the kernel
+	 * would; 0 or -errno with the message tc would print. */
+	int (*init)(struct qdisc *q, int argc, char **argv, char *err, size_t errlen);
+	/* tc qdisc change; NULL when the kind has none (sfq) */
+	int (*change)(struct qdisc *q, int argc, char **argv, char *err, size_t errlen);
+	int (*enqueue)(struct qdisc *q, struct pkt *p);
+	struct pkt *(*dequeue)(struct qdisc *q);
+	const struct pkt *(*peek)(struct qdisc *q);
+	void (*reset)(struct qdisc *q);   /* drops everything queued */
+	void (*destroy)(struct qdisc *q); /* frees children and private state */
+	/* The options part of `tc qdisc show`, e.g. "bands 3 priomap 1 2 ..." */
+	void (*dump)(const struct qdisc *q, FILE *out);
+	void (*timer)(struct qdisc *q); /* a timer armed through env fired */
+	/* classes (NULL for classless kinds) */
+	int (*graft)(struct qdisc *q, uint32_t classid, struct qdisc *child, char *err,
+		     size_t errlen);
+	struct qdisc *(*leaf)(struct qdisc *q, uint32_t classid);
+	void (*walk)(const struct qdisc *q, void (*fn)(void *arg, const struct qdisc_class *c),
+		     void *arg);
+	/* a child lost n packets / len bytes outside its enqueue/dequeue */
+	void (*qlen_notify)(struct qdisc *q, struct qdisc *child);
+};
+
+struct qdisc {
+	const struct qdisc_ops *ops;
+	uint32_t handle;        /* major:0 */
+	uint32_t parent;        /* classid it hangs from, TC_H_ROOT for root */
+	struct qdisc *parent_q; /* NULL for the root */
+	struct qdisc_env *env;
+	struct tcf_chain chain; /* filters (if ops->has_filters) */
+	struct qdisc_stats s;
+	int invisible;          /* a default child (handle 0) */
+	void *priv;
+};
+
+/* Creates a qdisc of `kind` from tc's words; *out on success. */
+int qdisc_create(struct qdisc **out, const char *kind, struct qdisc_env *env,
+		 uint32_t handle, uint32_t parent, int argc, char **argv, char *err,
+		 size_t errlen);
+/* The default child of a class: pfifo with limit tx_queue_len (3.13: at
+ * least 1), handle 0, invisible. NULL when out of memory. */
+struct qdisc *qdisc_create_default(struct qdisc_env *env, uint32_t parent);
+/* The noop qdisc (drops everything), 3.13's replacement for a removed leaf. */
+struct qdisc *qdisc_create_noop(struct qdisc_env *env, uint32_t parent);
+void qdisc_destroy(struct qdisc *q);
+const struct qdisc_ops *qdisc_ops_find(const char *kind);
+
+/* 1 if q is root or one of its descendants. */
+int qdisc_in_tree(const struct qdisc *root, const struct qdisc *q);
+/* The qdisc with this handle in the tree under root, or NULL. */
+struct qdisc *qdisc_lookup(struct qdisc *root, uint32_t handle);
+
+/* Helpers for the kinds. */
+int qdisc_drop(struct qdisc *q, struct pkt *p, enum pkt_drop why); /* NET_XMIT_DROP */
+void qdisc_enqueued(struct qdisc *q, const struct pkt *p); /* qlen/backlog + peaks */
+void qdisc_dequeued(struct qdisc *q, const struct pkt *p); /* qlen/backlog - , bstats + */
+/* qdisc_tree_reduce_backlog: the ancestors of q lose n packets and len
+ * bytes that q dropped on its own; each ancestor counts n drops. */
+void qdisc_tree_reduce_backlog(struct qdisc *q, uint32_t n, uint64_t len);
+/* The packet as the classifiers see it. */
+void qdisc_pkt_skb(const struct qdisc *q, const struct pkt *p, struct bpf_skb *skb);
+/* tc_skb_protocol: the VLAN protocol for an out-of-band tag, else skb->protocol */
+uint16_t qdisc_pkt_protocol(const struct pkt *p);
+
+/* Option words, as iproute2 reads them. */
+int tc_get_u32(uint32_t *out, const char *s, int base);
+int tc_get_size(uint32_t *out, const char *s); /* "1514", "1kb", "8kbit" */
+void tc_print_size(FILE *out, uint64_t bytes); /* sprint_size: 1514b, 10Kb */
+int tc_get_rate(uint64_t *bps, const char *s);   /* "10mbit", "1gbit", "100kbps" (bytes!) */
+int tc_get_time_ns(uint64_t *ns, const char *s); /* "10ms", "2s", "500us"; bare = s */
+
+extern const struct qdisc_ops pfifo_qdisc_ops, bfifo_qdisc_ops, prio_qdisc_ops,
+	sfq_qdisc_ops, noop_qdisc_ops, pfifo_fast_qdisc_ops;
+
+#endif

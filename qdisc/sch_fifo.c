@@ -1,0 +1,252 @@
+/* sch_fifo.c - the fifo qdiscs of net/sched/sch_fifo.c (pfifo: a limit in
+ * packets; bfifo: a limit in bytes) and the device's default root
+ * pfifo_fast of sch_generic.c (three bands chosen by skb->priority). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "qdisc.h"
+
+struct fifo_sched_data {
+	struct pkt_queue q;
+	uint32_t limit;
+};
+
+static int fifo_init(struct qdisc *q, int argc, char **argv, char *err, size_t errlen, int bytes)
+{
+	struct fifo_sched_data *f = q->priv;
+	uint32_t txq = q->env->tx_queue_len;
+
+	/* Without options the limit follows the device (3.13: a 0-length
+	 * transmit queue still gives room for one packet). */
+	if (txq == 0 && q->env->kernel == BPF_KERNEL_3_13)
+		txq = 1;
+	f->limit = bytes ? txq * q->env->mtu : txq;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "limit")) {
+			int r;
+
+			if (i + 1 >= argc) {
+				snprintf(err, errlen, "\"limit\" needs a value");
+				return -EINVAL;
+			}
+			r = bytes ? tc_get_size(&f->limit, argv[i + 1])
+				  : tc_get_u32(&f->limit, argv[i + 1], 0);
+			if (r) {
+				snprintf(err, errlen, "%s: Illegal \"limit\" \"%s\"", q->ops->id, argv[i + 1]);
+				return -EINVAL;
+			}
+			i++;
+		} else {
+			snprintf(err, errlen, "%s: What is \"%s\"? Usage: ... %s [limit NUMBER]",
+				 q->ops->id, argv[i], q->ops->id);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int pfifo_init(struct qdisc *q, int argc, char **argv, char *err, size_t errlen)
+{
+	return fifo_init(q, argc, argv, err, errlen, 0);
+}
+
+static int bfifo_init(struct qdisc *q, int argc, char **argv, char *err, size_t errlen)
+{
+	return fifo_init(q, argc, argv, err, errlen, 1);
+}
+
+static int fifo_accept(struct qdisc *q, struct pkt *p)
+{
+	struct fifo_sched_data *f = q->priv;
+
+	pktq_push_tail(&f->q, p);
+	qdisc_enqueued(q, p);
+	return NET_XMIT_SUCCESS;
+}
+
+static int pfifo_enqueue(struct qdisc *q, struct pkt *p)
+{
+	struct fifo_sched_data *f = q->priv;
+
+	if (q->s.qlen < f->limit)
+		return fifo_accept(q, p);
+	return qdisc_drop(q, p, DROP_QDISC_LIMIT);
+}
+
+static int bfifo_enqueue(struct qdisc *q, struct pkt *p)
+{
+	struct fifo_sched_data *f = q->priv;
+
+	if (q->s.backlog + p->len <= f->limit)
+		return fifo_accept(q, p);
+	return qdisc_drop(q, p, DROP_QDISC_LIMIT);
+}
+
+static struct pkt *fifo_dequeue(struct qdisc *q)
+{
+	struct fifo_sched_data *f = q->priv;
+	struct pkt *p = pktq_pop_head(&f->q);
+
+	if (p)
+		qdisc_dequeued(q, p);
+	return p;
+}
+
+static const struct pkt *fifo_peek(struct qdisc *q)
+{
+	return ((struct fifo_sched_data *)q->priv)->q.head;
+}
+
+static void fifo_reset(struct qdisc *q)
+{
+	struct fifo_sched_data *f = q->priv;
+	struct pkt *p;
+
+	while ((p = pktq_pop_head(&f->q))) {
+		p->drop = DROP_QDISC_DESTROY;
+		q->env->drop(q->env->arg, p);
+	}
+	q->s.qlen = 0;
+	q->s.backlog = 0;
+}
+
+static int fifo_change(struct qdisc *q, int argc, char **argv, char *err, size_t errlen)
+{
+	struct fifo_sched_data *f = q->priv;
+	uint32_t old = f->limit;
+	int r = q->ops->init(q, argc, argv, err, errlen);
+
+	if (r)
+		f->limit = old;
+	return r;
+}
+
+static void pfifo_dump(const struct qdisc *q, FILE *out)
+{
+	fprintf(out, "limit %up", ((struct fifo_sched_data *)q->priv)->limit);
+}
+
+static void bfifo_dump(const struct qdisc *q, FILE *out)
+{
+	fputs("limit ", out);
+	tc_print_size(out, ((struct fifo_sched_data *)q->priv)->limit);
+}
+
+const struct qdisc_ops pfifo_qdisc_ops = {
+	.id = "pfifo",
+	.priv_size = sizeof(struct fifo_sched_data),
+	.init = pfifo_init,
+	.change = fifo_change,
+	.enqueue = pfifo_enqueue,
+	.dequeue = fifo_dequeue,
+	.peek = fifo_peek,
+	.reset = fifo_reset,
+	.dump = pfifo_dump,
+};
+
+const struct qdisc_ops bfifo_qdisc_ops = {
+	.id = "bfifo",
+	.priv_size = sizeof(struct fifo_sched_data),
+	.init = bfifo_init,
+	.change = fifo_change,
+	.enqueue = bfifo_enqueue,
+	.dequeue = fifo_dequeue,
+	.peek = fifo_peek,
+	.reset = fifo_reset,
+	.dump = bfifo_dump,
+};
+
+/* pfifo_fast: band = prio2band[priority & 15] (the major is ignored);
+ * 3.13 limits all bands together to tx_queue_len packets, current kernels
+ * give each band a ring of tx_queue_len. Strict priority dequeue. */
+static const uint8_t prio2band[16] = {1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
+
+struct pfifo_fast_priv {
+	struct pkt_queue band[3];
+	uint32_t limit;
+};
+
+static int pfifo_fast_init(struct qdisc *q, int argc, char **argv, char *err, size_t errlen)
+{
+	struct pfifo_fast_priv *f = q->priv;
+
+	if (argc) {
+		snprintf(err, errlen, "pfifo_fast: takes no options (\"%s\")", argv[0]);
+		return -EINVAL;
+	}
+	f->limit = q->env->tx_queue_len;
+	return 0;
+}
+
+static int pfifo_fast_enqueue(struct qdisc *q, struct pkt *p)
+{
+	struct pfifo_fast_priv *f = q->priv;
+	struct pkt_queue *b = &f->band[prio2band[p->priority & 15]];
+	uint32_t used = q->env->kernel == BPF_KERNEL_3_13 ? q->s.qlen : b->len;
+
+	if (used >= f->limit)
+		return qdisc_drop(q, p, DROP_QDISC_LIMIT);
+	pktq_push_tail(b, p);
+	qdisc_enqueued(q, p);
+	return NET_XMIT_SUCCESS;
+}
+
+static struct pkt *pfifo_fast_dequeue(struct qdisc *q)
+{
+	struct pfifo_fast_priv *f = q->priv;
+
+	for (int i = 0; i < 3; i++) {
+		struct pkt *p = pktq_pop_head(&f->band[i]);
+
+		if (p) {
+			qdisc_dequeued(q, p);
+			return p;
+		}
+	}
+	return NULL;
+}
+
+static const struct pkt *pfifo_fast_peek(struct qdisc *q)
+{
+	struct pfifo_fast_priv *f = q->priv;
+
+	for (int i = 0; i < 3; i++)
+		if (f->band[i].head)
+			return f->band[i].head;
+	return NULL;
+}
+
+static void pfifo_fast_reset(struct qdisc *q)
+{
+	struct pfifo_fast_priv *f = q->priv;
+
+	for (int i = 0; i < 3; i++) {
+		struct pkt *p;
+
+		while ((p = pktq_pop_head(&f->band[i]))) {
+			p->drop = DROP_QDISC_DESTROY;
+			q->env->drop(q->env->arg, p);
+		}
+	}
+	q->s.qlen = 0;
+	q->s.backlog = 0;
+}
+
+static void pfifo_fast_dump(const struct qdisc *q, FILE *out)
+{
+	fputs("bands 3 priomap", out);
+	for (int i = 0; i < 16; i++)
+		fprintf(out, " %u", prio2band[i]);
+}
+
+const struct qdisc_ops pfifo_fast_qdisc_ops = {
+	.id = "pfifo_fast",
+	.priv_size = sizeof(struct pfifo_fast_priv),
+	.init = pfifo_fast_init,
+	.enqueue = pfifo_fast_enqueue,
+	.dequeue = pfifo_fast_dequeue,
+	.peek = pfifo_fast_peek,
+	.reset = pfifo_fast_reset,
+	.dump = pfifo_fast_dump,
+};

@@ -4,12 +4,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bpf.h"
 #include "bpf_asm.h"
 #include "bpf_load.h"
 #include "capture.h"
 #include "rng.h"
+#include "report.h"
+#include "sim.h"
+#include "source.h"
+#include "tc.h"
 
 #define ERRLEN 512
 
@@ -22,7 +27,8 @@ static const char usage_bpf[] =
 
 static const char usage_top[] =
 	"tcsim - a discrete-event simulator of Linux traffic control\n"
-	"usage: tcsim bpf asm|disasm|check|run ...   (tcsim bpf --help)\n";
+	"usage: tcsim run --tc FILE [options] CAPTURE...   (tcsim run --help)\n"
+	"       tcsim bpf asm|disasm|check|run ...       (tcsim bpf --help)\n";
 
 struct filter_arg {
 	char kind; /* 'b' 'F' 'a' 'e' */
@@ -346,6 +352,232 @@ out:
 	return rc;
 }
 
+
+/* ---- tcsim run ---- */
+
+static const char usage_run[] =
+	"usage: tcsim run --tc FILE [device options] [replay options] [--json OUT|-] CAPTURE...\n"
+	"device (every device the tc file names):\n"
+	"  --rate R         line rate in tc units: 10mbit, 1gbit, 100kbps (= bytes/s) [10mbit]\n"
+	"  --overhead B     bytes added to each frame on the wire [0]\n"
+	"  --mtu N          [1500]     --txqueuelen N  [1000]     --delay T  propagation [0]\n"
+	"  --dev NAME       the device the captures enter [the first one the tc file names]\n"
+	"replay (tcpreplay's words):\n"
+	"  --speed X        X times the capture's pace     --pps N / --mbps N   fixed pace\n"
+	"  --topspeed       every packet at t = 0          --loop N   play N times\n"
+	"  --limit N        at most N packets per capture  --duration T  stop after T (s, ms, us, ns)\n"
+	"                   (--loop 0 = forever, with --limit or --duration)\n"
+	"  --priority forward|N|X:Y   skb->priority: a router's TOS->priority (default) or fixed\n"
+	"  --vlan offload|inline      802.1Q tags out of band (default) or kept in the frame\n"
+	"model:\n"
+	"  --seed N         the generator behind sfq perturbation and #rand [1]\n"
+	"  --kernel current|3.13     --sfq-allot units|bytes  (8-byte units: 3.13..6.12)\n"
+	"  --sfq-hash tuple|random   distinct flows never share a bucket (default), or the\n"
+	"                   kernel's jhash with a seeded perturbation: collisions as on Linux\n";
+
+static int parse_kernel(const char *s, enum bpf_kernel *k)
+{
+	if (!strcmp(s, "current"))
+		*k = BPF_KERNEL_CURRENT;
+	else if (!strcmp(s, "3.13"))
+		*k = BPF_KERNEL_3_13;
+	else
+		return -1;
+	return 0;
+}
+
+static int parse_double(const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	return errno || end == s || *end || *out <= 0 ? -1 : 0;
+}
+
+/* Writes the JSON report to path through a temporary file, so a failure
+ * leaves nothing half-written. */
+static int write_json(const struct sim *s, const char *path)
+{
+	char tmp[4096];
+	FILE *f;
+
+	if (!strcmp(path, "-")) {
+		report_json(s, stdout);
+		return 0;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "tcsim: --json %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	report_json(s, f);
+	if (fflush(f) || ferror(f) || fclose(f) || rename(tmp, path)) {
+		fprintf(stderr, "tcsim: --json %s: %s\n", path, strerror(errno));
+		unlink(tmp);
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_sim_run(int argc, char **argv)
+{
+	enum {
+		O_TC = 256, O_RATE, O_OVERHEAD, O_MTU, O_TXQ, O_DELAY, O_DEV, O_SPEED, O_PPS, O_MBPS,
+		O_TOPSPEED, O_LOOP, O_LIMIT, O_DURATION, O_PRIORITY, O_VLAN, O_SEED, O_KERNEL,
+		O_ALLOT, O_HASH, O_JSON, O_HELP,
+	};
+	static const struct option longopts[] = {
+		{"tc", required_argument, NULL, O_TC},
+		{"rate", required_argument, NULL, O_RATE},
+		{"overhead", required_argument, NULL, O_OVERHEAD},
+		{"mtu", required_argument, NULL, O_MTU},
+		{"txqueuelen", required_argument, NULL, O_TXQ},
+		{"delay", required_argument, NULL, O_DELAY},
+		{"dev", required_argument, NULL, O_DEV},
+		{"speed", required_argument, NULL, O_SPEED},
+		{"pps", required_argument, NULL, O_PPS},
+		{"mbps", required_argument, NULL, O_MBPS},
+		{"topspeed", no_argument, NULL, O_TOPSPEED},
+		{"loop", required_argument, NULL, O_LOOP},
+		{"limit", required_argument, NULL, O_LIMIT},
+		{"duration", required_argument, NULL, O_DURATION},
+		{"priority", required_argument, NULL, O_PRIORITY},
+		{"vlan", required_argument, NULL, O_VLAN},
+		{"seed", required_argument, NULL, O_SEED},
+		{"kernel", required_argument, NULL, O_KERNEL},
+		{"sfq-allot", required_argument, NULL, O_ALLOT},
+		{"sfq-hash", required_argument, NULL, O_HASH},
+		{"json", required_argument, NULL, O_JSON},
+		{"help", no_argument, NULL, O_HELP},
+		{NULL, 0, NULL, 0},
+	};
+	struct sim_config cfg;
+	struct replay_opts ro;
+	struct sim s;
+	const char *tcfile = NULL, *json = NULL, *devname = NULL;
+	char err[1024];
+	uint32_t u32;
+	int c, li = 0, rc = 1;
+
+	sim_config_default(&cfg);
+	replay_opts_default(&ro);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+", longopts, &li)) != -1) {
+		const char *a = optarg;
+		int bad = 0;
+
+		switch (c) {
+		case O_TC: tcfile = a; break;
+		case O_RATE: bad = tc_get_rate(&cfg.rate_bps, a); break;
+		case O_OVERHEAD: bad = tc_get_u32(&cfg.overhead, a, 0); break;
+		case O_MTU: bad = tc_get_u32(&cfg.mtu, a, 0) || cfg.mtu < 68; break;
+		case O_TXQ: bad = tc_get_u32(&cfg.txqueuelen, a, 0); break;
+		case O_DELAY: bad = tc_get_time_ns(&cfg.delay_ns, a); break;
+		case O_DEV: devname = a; break;
+		case O_SPEED: bad = parse_double(a, &ro.speed); break;
+		case O_PPS: bad = parse_double(a, &ro.pps); break;
+		case O_MBPS: bad = parse_double(a, &ro.mbps); break;
+		case O_TOPSPEED: ro.topspeed = 1; break;
+		case O_LOOP: bad = parse_u64(a, &ro.loop); break; /* 0 = forever */
+		case O_LIMIT: bad = parse_u64(a, &ro.limit) || ro.limit == 0; break;
+		case O_DURATION: bad = tc_get_time_ns(&ro.duration_ns, a); break;
+		case O_PRIORITY:
+			if (!strcmp(a, "forward")) {
+				ro.prio_mode = PRIO_FORWARD;
+			} else if (strchr(a, ':') ? !tc_get_classid(&u32, a) : !tc_get_u32(&u32, a, 0)) {
+				ro.prio_mode = PRIO_FIXED;
+				ro.priority = u32;
+			} else {
+				bad = 1;
+			}
+			break;
+		case O_VLAN:
+			if (!strcmp(a, "offload"))
+				ro.vlan_inline = 0;
+			else if (!strcmp(a, "inline"))
+				ro.vlan_inline = 1;
+			else
+				bad = 1;
+			break;
+		case O_SEED: bad = parse_u64(a, &cfg.seed); break;
+		case O_KERNEL: bad = parse_kernel(a, &cfg.kernel); break;
+		case O_ALLOT:
+			if (!strcmp(a, "bytes"))
+				cfg.sfq_allot_bytes = 1;
+			else if (!strcmp(a, "units"))
+				cfg.sfq_allot_bytes = 0;
+			else
+				bad = 1;
+			break;
+		case O_HASH:
+			if (!strcmp(a, "random"))
+				cfg.sfq_hash_random = 1;
+			else if (!strcmp(a, "tuple"))
+				cfg.sfq_hash_random = 0;
+			else
+				bad = 1;
+			break;
+		case O_JSON: json = a; break;
+		case O_HELP: fputs(usage_run, stdout); return 0;
+		default: fputs(usage_run, stderr); return 2;
+		}
+		if (bad) {
+			fprintf(stderr, "tcsim run: --%s '%s': not a valid value (tcsim run --help)\n",
+				longopts[li].name, a);
+			return 2;
+		}
+	}
+	if (!tcfile || optind >= argc) {
+		fprintf(stderr, "tcsim run: give --tc FILE and at least one CAPTURE\n%s", usage_run);
+		return 2;
+	}
+	if (sim_init(&s, &cfg)) {
+		fprintf(stderr, "tcsim: out of memory\n");
+		return 1;
+	}
+	if (tc_run_file(&s, tcfile, stdout, err, sizeof(err))) {
+		fprintf(stderr, "tcsim: %s\n", err);
+		goto out;
+	}
+	{
+		struct dev *d = devname ? sim_dev_find(&s, devname) : s.ndevs ? s.devs[0] : NULL;
+
+		if (!d) {
+			if (devname)
+				fprintf(stderr, "tcsim: --dev %s: %s configures no such device\n", devname, tcfile);
+			else
+				fprintf(stderr, "tcsim: %s: configures no device (no \"dev NAME\")\n", tcfile);
+			goto out;
+		}
+		for (int i = optind; i < argc; i++) {
+			struct source *src;
+
+			if (src_open_capture(&src, argv[i], &ro, err, sizeof(err)) ||
+			    sim_add_source(&s, src, d, ro.vlan_inline, err, sizeof(err))) {
+				fprintf(stderr, "tcsim: %s\n", err);
+				goto out;
+			}
+		}
+	}
+	if (sim_run(&s)) {
+		fprintf(stderr, "tcsim: %s\n", s.err);
+		goto out;
+	}
+	if (sim_check_accounting(&s, err, sizeof(err))) {
+		fprintf(stderr, "tcsim: %s\n", err);
+		rc = 3;
+		goto out;
+	}
+	if (!json || strcmp(json, "-"))
+		report_text(&s, stdout);
+	rc = json ? write_json(&s, json) : 0;
+out:
+	sim_free(&s);
+	return rc;
+}
+
 static int cmd_bpf(int argc, char **argv)
 {
 	static const struct {
@@ -368,6 +600,8 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "bpf"))
 		return cmd_bpf(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "run"))
+		return cmd_sim_run(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		fputs(usage_top, stdout);
 		return 0;

@@ -1,0 +1,87 @@
+/* pkt.c - packet records. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkt.h"
+
+static const char *const drop_names[DROP_REASONS] = {
+	[DROP_NONE] = "none",
+	[DROP_QDISC_LIMIT] = "limit",
+	[DROP_SFQ_DEPTH] = "sfq_depth",
+	[DROP_SFQ_MAXFLOWS] = "sfq_maxflows",
+	[DROP_SFQ_CLASSIFY] = "sfq_classify",
+	[DROP_SFQ_REHASH] = "sfq_rehash",
+	[DROP_QDISC_DESTROY] = "qdisc_destroyed",
+	[DROP_NOOP] = "noop",
+};
+
+const char *pkt_drop_name(enum pkt_drop r)
+{
+	return r < DROP_REASONS ? drop_names[r] : "unknown";
+}
+
+struct pkt *pkt_new(const uint8_t *frame, uint32_t caplen, uint32_t len)
+{
+	struct pkt *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->data = malloc(caplen ? caplen : 1);
+	if (!p->data) {
+		free(p);
+		return NULL;
+	}
+	memcpy(p->data, frame, caplen);
+	p->caplen = caplen;
+	p->len = len < caplen ? caplen : len;
+	if (caplen >= 14) {
+		struct bpf_skb skb;
+
+		bpf_skb_init_ether(&skb, p->data, caplen, p->len);
+		p->protocol = skb.protocol;
+	}
+	return p;
+}
+
+void pkt_free(struct pkt *p)
+{
+	if (!p)
+		return;
+	free(p->data);
+	free(p);
+}
+
+void pkt_bpf_skb(const struct pkt *p, uint32_t ifindex, struct bpf_skb *skb)
+{
+	bpf_skb_init_ether(skb, p->data, p->caplen, p->len);
+	skb->protocol = p->protocol;
+	skb->ifindex = ifindex;
+	skb->mark = p->mark;
+	skb->hash = p->hash;
+	skb->vlan_present = p->vlan_present;
+	skb->vlan_tci = p->vlan_tci;
+	skb->vlan_proto = p->vlan_proto;
+}
+
+/* Moves the outer 802.1Q/802.1ad tag out of the data, as received frames
+ * are untagged by the kernel and as a VLAN device with tx offload hands
+ * them to the qdisc: the tag becomes vlan_tci/vlan_proto, the frame and
+ * qdisc_pkt_len lose its four bytes, skb->protocol is the inner type. */
+void pkt_vlan_offload(struct pkt *p)
+{
+	uint16_t type;
+
+	if (p->caplen < 18)
+		return;
+	type = (uint16_t)(p->data[12] << 8 | p->data[13]);
+	if (type != 0x8100 && type != 0x88a8)
+		return;
+	p->vlan_present = 1;
+	p->vlan_proto = type;
+	p->vlan_tci = (uint16_t)(p->data[14] << 8 | p->data[15]);
+	memmove(p->data + 12, p->data + 16, p->caplen - 16);
+	p->caplen -= 4;
+	p->len -= 4;
+	type = (uint16_t)(p->data[12] << 8 | p->data[13]);
+	p->protocol = type >= 0x600 ? type : 0x0004;
+}

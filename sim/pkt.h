@@ -1,0 +1,120 @@
+/* pkt.h - the packet record, tcsim's skb: the frame, the metadata the
+ * qdiscs and classifiers read, and the timestamps of its journey. */
+#ifndef TCSIM_PKT_H
+#define TCSIM_PKT_H
+
+#include <stdint.h>
+
+#include "bpf.h"
+
+/* Why a packet left the simulation without being sent. */
+enum pkt_drop {
+	DROP_NONE = 0,
+	DROP_QDISC_LIMIT,   /* pfifo/bfifo full, sfq total limit overflow */
+	DROP_SFQ_DEPTH,     /* sfq per-flow depth reached */
+	DROP_SFQ_MAXFLOWS,  /* sfq had no free slot for a new flow */
+	DROP_SFQ_CLASSIFY,  /* sfq filters matched nothing / minor 0 */
+	DROP_SFQ_REHASH,    /* lost when sfq re-hashed its queues */
+	DROP_QDISC_DESTROY, /* queued in a qdisc that was replaced/removed */
+	DROP_NOOP,          /* sent to a noop qdisc (3.13 after del of a leaf) */
+	DROP_REASONS
+};
+const char *pkt_drop_name(enum pkt_drop r);
+
+/* What decided the class: recorded per packet for reports and explain. */
+enum pkt_verdict_kind {
+	VERDICT_NONE = 0,     /* not classified (root without filters) */
+	VERDICT_PRIORITY,     /* skb->priority named the class directly */
+	VERDICT_FILTER,       /* a filter matched: classid below */
+	VERDICT_UNCLASSIFIED, /* filters present, none matched */
+};
+
+struct pkt {
+	struct pkt *next; /* queue link, owned by whoever queues it */
+	struct pkt *prev;
+	uint8_t *data;    /* the captured bytes of the frame (owned) */
+	uint32_t caplen;  /* bytes in data */
+	uint32_t len;     /* qdisc_pkt_len: the original L2 frame length */
+	uint16_t protocol;
+	uint8_t vlan_present;
+	uint16_t vlan_tci;
+	uint16_t vlan_proto;
+	uint32_t priority; /* skb->priority */
+	uint32_t mark;
+	uint32_t hash;
+
+	uint64_t id;      /* arrival order, from 1 */
+	int source;       /* index of the source it came from */
+	uint64_t src_seq; /* packet number within that source, from 1 */
+	uint64_t t_arrive, t_dequeue, t_depart; /* ns */
+
+	/* classification at the root, as recorded */
+	enum pkt_verdict_kind verdict;
+	uint32_t classid;     /* the classid the filter gave (or priority's) */
+	uint32_t filter_pref; /* which filter: pref and handle */
+	uint32_t filter_handle;
+	uint32_t leaf_classid; /* the class of the root it was queued in */
+	enum pkt_drop drop;
+};
+
+/* A FIFO of packets linked through next/prev. */
+struct pkt_queue {
+	struct pkt *head, *tail;
+	uint32_t len;
+};
+
+static inline void pktq_push_tail(struct pkt_queue *q, struct pkt *p)
+{
+	p->next = NULL;
+	p->prev = q->tail;
+	if (q->tail)
+		q->tail->next = p;
+	else
+		q->head = p;
+	q->tail = p;
+	q->len++;
+}
+
+static inline struct pkt *pktq_pop_head(struct pkt_queue *q)
+{
+	struct pkt *p = q->head;
+
+	if (!p)
+		return NULL;
+	q->head = p->next;
+	if (q->head)
+		q->head->prev = NULL;
+	else
+		q->tail = NULL;
+	q->len--;
+	p->next = p->prev = NULL;
+	return p;
+}
+
+static inline struct pkt *pktq_pop_tail(struct pkt_queue *q)
+{
+	struct pkt *p = q->tail;
+
+	if (!p)
+		return NULL;
+	q->tail = p->prev;
+	if (q->tail)
+		q->tail->next = NULL;
+	else
+		q->head = NULL;
+	q->len--;
+	p->next = p->prev = NULL;
+	return p;
+}
+
+/* Copies caplen bytes of frame; NULL when out of memory. */
+struct pkt *pkt_new(const uint8_t *frame, uint32_t caplen, uint32_t len);
+void pkt_free(struct pkt *p);
+
+/* Outer 802.1Q/802.1ad tag to out-of-band (tx VLAN offload). */
+void pkt_vlan_offload(struct pkt *p);
+
+/* The view a BPF program gets of this packet on an egress device. */
+void pkt_bpf_skb(const struct pkt *p, uint32_t ifindex, struct bpf_skb *skb);
+
+#endif

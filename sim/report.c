@@ -1,0 +1,314 @@
+/* report.c - text and JSON reports of a finished (or paused) run. Both
+ * are byte-identical for the same inputs and seed: no clock, no addresses,
+ * classes in classid order, verdicts in first-seen order sorted by key. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "tc.h"
+
+static const char *kernel_name(enum bpf_kernel k)
+{
+	return k == BPF_KERNEL_3_13 ? "3.13" : "current";
+}
+
+void report_verdict_key(char *buf, size_t n, enum pkt_verdict_kind kind, uint32_t classid)
+{
+	if (kind == VERDICT_FILTER || kind == VERDICT_PRIORITY)
+		tc_print_classid(buf, n, classid);
+	else
+		snprintf(buf, n, "unclassified");
+}
+
+/* Verdicts merged by key (a classid may come from several filters). */
+struct vkey {
+	char key[32];
+	uint64_t packets;
+};
+
+static int vkey_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct vkey *)a)->key, ((const struct vkey *)b)->key);
+}
+
+static int merge_verdicts(const struct dev_stats *st, struct vkey **out)
+{
+	struct vkey *v = calloc((size_t)st->nverdicts + 1, sizeof(*v));
+	int n = 0;
+
+	if (!v)
+		return -1;
+	for (int i = 0; i < st->nverdicts; i++) {
+		char key[32];
+		int j;
+
+		report_verdict_key(key, sizeof(key), st->verdicts[i].kind, st->verdicts[i].classid);
+		for (j = 0; j < n && strcmp(v[j].key, key); j++)
+			;
+		if (j == n)
+			snprintf(v[n++].key, sizeof(v[0].key), "%s", key);
+		v[j].packets += st->verdicts[i].packets;
+	}
+	qsort(v, (size_t)n, sizeof(*v), vkey_cmp);
+	*out = v;
+	return n;
+}
+
+/* Filters by (pref, handle), ascending. */
+struct fkey {
+	uint32_t pref, handle;
+	uint64_t packets;
+};
+
+static int fkey_cmp(const void *a, const void *b)
+{
+	const struct fkey *x = a, *y = b;
+
+	if (x->pref != y->pref)
+		return x->pref < y->pref ? -1 : 1;
+	return x->handle < y->handle ? -1 : x->handle > y->handle;
+}
+
+static int merge_filters(const struct dev_stats *st, struct fkey **out)
+{
+	struct fkey *f = calloc((size_t)st->nverdicts + 1, sizeof(*f));
+	int n = 0;
+
+	if (!f)
+		return -1;
+	for (int i = 0; i < st->nverdicts; i++) {
+		const struct verdict_count *v = &st->verdicts[i];
+		int j;
+
+		if (v->kind != VERDICT_FILTER)
+			continue;
+		for (j = 0; j < n && (f[j].pref != v->pref || f[j].handle != v->handle); j++)
+			;
+		if (j == n) {
+			f[n].pref = v->pref;
+			f[n++].handle = v->handle;
+		}
+		f[j].packets += v->packets;
+	}
+	qsort(f, (size_t)n, sizeof(*f), fkey_cmp);
+	*out = f;
+	return n;
+}
+
+static void us(FILE *out, uint64_t ns)
+{
+	fprintf(out, " %10.1f", (double)ns / 1000.0);
+}
+
+static void text_hist_row(FILE *out, const struct hist *h)
+{
+	us(out, h->n ? h->min : 0);
+	us(out, (uint64_t)(hist_mean(h) + 0.5));
+	us(out, hist_quantile(h, 0.50));
+	us(out, hist_quantile(h, 0.90));
+	us(out, hist_quantile(h, 0.99));
+	us(out, h->max);
+}
+
+static void text_device(const struct dev *d, FILE *out)
+{
+	const struct dev_stats *st = &d->st;
+	struct vkey *v = NULL;
+	struct fkey *f = NULL;
+	int nv, nf;
+
+	fprintf(out, "dev %s: rate %" PRIu64 "bit overhead %u mtu %u txqueuelen %u\n", d->name,
+		d->rate_bps, d->overhead, d->mtu, d->txqueuelen);
+	fprintf(out, " arrived %" PRIu64 " sent %" PRIu64 " dropped %" PRIu64 " queued %" PRIu64
+		     " rejected %" PRIu64 "\n",
+		st->arrived, st->sent, st->dropped, dev_queued(d), st->rejected);
+	for (int r = 1; r < DROP_REASONS; r++)
+		if (st->drops_by[r])
+			fprintf(out, " dropped (%s) %" PRIu64 "\n", pkt_drop_name(r), st->drops_by[r]);
+	for (int r = 0; r < 8; r++)
+		if (st->reject_by_reason[r])
+			fprintf(out, " rejected (%s) %" PRIu64 "\n",
+				st->reject_reasons[r] ? st->reject_reasons[r] : "other", st->reject_by_reason[r]);
+	fputc('\n', out);
+	tc_show_qdisc(d, out, 1);
+	tc_show_class(d, out, 1);
+	fputc('\n', out);
+	fprintf(out, "%-8s %9s %12s %7s %6s | %-59s | %s\n", "class", "packets", "bytes", "drops", "share",
+		"queue delay (us): min mean p50 p90 p99 max", "total delay (us): min mean p50 p90 p99 max");
+	for (int i = 0; i < st->nclasses; i++) {
+		const struct class_stats *c = &st->classes[i];
+		char id[32];
+
+		tc_print_classid(id, sizeof(id), c->classid);
+		fprintf(out, "%-8s %9" PRIu64 " %12" PRIu64 " %7" PRIu64 " %5.1f%% |", id, c->packets, c->bytes,
+			c->drops, st->sent_bytes ? 100.0 * (double)c->bytes / (double)st->sent_bytes : 0.0);
+		text_hist_row(out, &c->queue_delay);
+		fputs(" |", out);
+		text_hist_row(out, &c->total_delay);
+		fputc('\n', out);
+	}
+	nv = merge_verdicts(st, &v);
+	fputs("\nverdicts:", out);
+	for (int i = 0; i < nv; i++)
+		fprintf(out, " %s %" PRIu64 "%s", v[i].key, v[i].packets, i + 1 < nv ? "," : "");
+	fputc('\n', out);
+	nf = merge_filters(st, &f);
+	if (nf > 0) {
+		fputs("filter hits:", out);
+		for (int i = 0; i < nf; i++)
+			fprintf(out, " pref %u handle 0x%x: %" PRIu64 "%s", f[i].pref, f[i].handle, f[i].packets,
+				i + 1 < nf ? "," : "");
+		fputc('\n', out);
+	}
+	free(v);
+	free(f);
+}
+
+void report_text(const struct sim *s, FILE *out)
+{
+	fprintf(out, "tcsim: %d device%s, %d source%s, seed %" PRIu64 ", kernel %s, simulated %.6f s\n",
+		s->ndevs, s->ndevs == 1 ? "" : "s", s->nsrcs, s->nsrcs == 1 ? "" : "s", s->cfg.seed,
+		kernel_name(s->cfg.kernel), (double)s->now / 1e9);
+	for (int i = 0; i < s->ndevs; i++) {
+		fputc('\n', out);
+		text_device(s->devs[i], out);
+	}
+}
+
+/* ---- JSON ---- */
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void json_hist(FILE *out, const struct hist *h)
+{
+	fprintf(out,
+		"{\"min\": %" PRIu64 ", \"mean\": %" PRIu64 ", \"p50\": %" PRIu64 ", \"p90\": %" PRIu64
+		", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 "}",
+		h->n ? h->min : 0, (uint64_t)(hist_mean(h) + 0.5), hist_quantile(h, 0.5),
+		hist_quantile(h, 0.9), hist_quantile(h, 0.99), h->max);
+}
+
+struct qdisc_json_ctx {
+	FILE *out;
+	int first;
+};
+
+static void json_qdisc(struct qdisc_json_ctx *ctx, const struct qdisc *q);
+
+static void json_qdisc_class(void *arg, const struct qdisc_class *c)
+{
+	if (c->leaf)
+		json_qdisc(arg, c->leaf);
+}
+
+static void json_qdisc(struct qdisc_json_ctx *ctx, const struct qdisc *q)
+{
+	char h[32], p[32];
+
+	tc_print_classid(h, sizeof(h), q->handle);
+	tc_print_classid(p, sizeof(p), q->parent);
+	fprintf(ctx->out,
+		"%s\n        {\"kind\": \"%s\", \"handle\": \"%s\", \"parent\": \"%s\", \"sent_bytes\": %" PRIu64
+		", \"sent_packets\": %" PRIu64 ", \"drops\": %" PRIu64 ", \"overlimits\": %" PRIu64
+		", \"requeues\": %" PRIu64 ", \"backlog_bytes\": %" PRIu64 ", \"qlen\": %u"
+		", \"peak_backlog_bytes\": %" PRIu64 ", \"peak_qlen\": %u}",
+		ctx->first ? "" : ",", q->ops->id, q->invisible ? "0:" : h, p, q->s.bytes, q->s.packets,
+		q->s.drops, q->s.overlimits, q->s.requeues, q->s.backlog, q->s.qlen, q->s.peak_backlog,
+		q->s.peak_qlen);
+	ctx->first = 0;
+	if (q->ops->walk)
+		q->ops->walk(q, json_qdisc_class, ctx);
+}
+
+static void json_device(const struct dev *d, FILE *out)
+{
+	const struct dev_stats *st = &d->st;
+	struct qdisc_json_ctx ctx = {.out = out, .first = 1};
+	struct vkey *v = NULL;
+	struct fkey *f = NULL;
+	int nv, nf, first = 1;
+
+	fputs("    {\n      \"name\": ", out);
+	json_str(out, d->name);
+	fprintf(out,
+		",\n      \"rate_bps\": %" PRIu64 ", \"overhead\": %u, \"mtu\": %u, \"txqueuelen\": %u"
+		", \"delay_ns\": %" PRIu64 ",\n",
+		d->rate_bps, d->overhead, d->mtu, d->txqueuelen, d->delay_ns);
+	fprintf(out,
+		"      \"totals\": {\"arrived\": %" PRIu64 ", \"sent\": %" PRIu64 ", \"dropped\": %" PRIu64
+		", \"queued\": %" PRIu64 ", \"rejected\": %" PRIu64 ", \"sent_bytes\": %" PRIu64
+		", \"dropped_bytes\": %" PRIu64 "},\n",
+		st->arrived, st->sent, st->dropped, dev_queued(d), st->rejected, st->sent_bytes,
+		st->dropped_bytes);
+	fputs("      \"drops\": {", out);
+	for (int r = 1; r < DROP_REASONS; r++)
+		if (st->drops_by[r]) {
+			fprintf(out, "%s\"%s\": %" PRIu64, first ? "" : ", ", pkt_drop_name(r), st->drops_by[r]);
+			first = 0;
+		}
+	fputs("},\n      \"rejects\": {", out);
+	first = 1;
+	for (int r = 0; r < 8; r++)
+		if (st->reject_by_reason[r]) {
+			fprintf(out, "%s", first ? "" : ", ");
+			json_str(out, st->reject_reasons[r] ? st->reject_reasons[r] : "other");
+			fprintf(out, ": %" PRIu64, st->reject_by_reason[r]);
+			first = 0;
+		}
+	fputs("},\n      \"classes\": [", out);
+	for (int i = 0; i < st->nclasses; i++) {
+		const struct class_stats *c = &st->classes[i];
+		char id[32];
+
+		tc_print_classid(id, sizeof(id), c->classid);
+		fprintf(out,
+			"%s\n        {\"classid\": \"%s\", \"packets\": %" PRIu64 ", \"bytes\": %" PRIu64
+			", \"drops\": %" PRIu64 ", \"delay_ns\": {\"queue\": ",
+			i ? "," : "", id, c->packets, c->bytes, c->drops);
+		json_hist(out, &c->queue_delay);
+		fputs(", \"total\": ", out);
+		json_hist(out, &c->total_delay);
+		fputs("}}", out);
+	}
+	fputs("\n      ],\n      \"verdicts\": {", out);
+	nv = merge_verdicts(st, &v);
+	for (int i = 0; i < nv; i++)
+		fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", v[i].key, v[i].packets);
+	fputs("},\n      \"filters\": [", out);
+	nf = merge_filters(st, &f);
+	for (int i = 0; i < nf; i++)
+		fprintf(out, "%s{\"pref\": %u, \"handle\": \"0x%x\", \"packets\": %" PRIu64 "}", i ? ", " : "",
+			f[i].pref, f[i].handle, f[i].packets);
+	fputs("],\n      \"qdiscs\": [", out);
+	json_qdisc(&ctx, d->root);
+	fputs("\n      ]\n    }", out);
+	free(v);
+	free(f);
+}
+
+void report_json(const struct sim *s, FILE *out)
+{
+	fprintf(out, "{\n  \"tcsim\": 1,\n  \"seed\": %" PRIu64 ",\n  \"kernel\": \"%s\",\n  \"time_ns\": %" PRIu64
+		     ",\n  \"devices\": [\n",
+		s->cfg.seed, kernel_name(s->cfg.kernel), s->now);
+	for (int i = 0; i < s->ndevs; i++) {
+		json_device(s->devs[i], out);
+		fputs(i + 1 < s->ndevs ? ",\n" : "\n", out);
+	}
+	fputs("  ]\n}\n", out);
+}

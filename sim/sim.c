@@ -1,0 +1,470 @@
+/* sim.c - the simulation value: one clock, one event queue, devices that
+ * transmit at their line rate, sources read one packet ahead.
+ *
+ * Simultaneous events run in a fixed order: first every transmission that
+ * completes at that instant (the device dequeues its next packet at once),
+ * then qdisc timers, then arrivals; within a kind, in the order they were
+ * scheduled. So a packet arriving exactly when the wire frees finds the
+ * device already busy with the next queued packet, if there is one. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+enum ev_kind { EV_TX_DONE = 0, EV_TIMER = 1, EV_ARRIVAL = 2 };
+
+struct event {
+	uint64_t t;
+	uint64_t seq;
+	enum ev_kind kind;
+	void *obj; /* dev (TX_DONE), qdisc (TIMER), sim_source (ARRIVAL) */
+	struct dev *dev;
+};
+
+struct ev_heap {
+	struct event *v;
+	size_t n, cap;
+};
+
+static int ev_before(const struct event *a, const struct event *b)
+{
+	if (a->t != b->t)
+		return a->t < b->t;
+	if (a->kind != b->kind)
+		return a->kind < b->kind;
+	return a->seq < b->seq;
+}
+
+static int ev_push(struct sim *s, uint64_t t, enum ev_kind kind, void *obj, struct dev *d)
+{
+	struct ev_heap *h = s->events;
+	size_t i;
+
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 64;
+		struct event *v = realloc(h->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		h->v = v;
+		h->cap = cap;
+	}
+	i = h->n++;
+	h->v[i] = (struct event){.t = t, .seq = s->next_seq++, .kind = kind, .obj = obj, .dev = d};
+	if (kind != EV_TIMER)
+		s->work_events++;
+	while (i > 0 && ev_before(&h->v[i], &h->v[(i - 1) / 2])) {
+		struct event tmp = h->v[i];
+
+		h->v[i] = h->v[(i - 1) / 2];
+		h->v[(i - 1) / 2] = tmp;
+		i = (i - 1) / 2;
+	}
+	return 0;
+}
+
+static struct event ev_pop(struct ev_heap *h)
+{
+	struct event top = h->v[0];
+	size_t i = 0;
+
+	h->v[0] = h->v[--h->n];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < h->n && ev_before(&h->v[l], &h->v[m]))
+			m = l;
+		if (r < h->n && ev_before(&h->v[r], &h->v[m]))
+			m = r;
+		if (m == i)
+			break;
+		struct event tmp = h->v[i];
+
+		h->v[i] = h->v[m];
+		h->v[m] = tmp;
+		i = m;
+	}
+	return top;
+}
+
+static void sim_fail(struct sim *s, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->failed)
+		return;
+	s->failed = code;
+	va_start(ap, fmt);
+	vsnprintf(s->err, sizeof(s->err), fmt, ap);
+	va_end(ap);
+}
+
+void sim_config_default(struct sim_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->seed = 1;
+	c->kernel = BPF_KERNEL_CURRENT;
+	c->rate_bps = 10000000; /* 10 Mbit/s: queues build with real traffic */
+	c->mtu = 1500;
+	c->txqueuelen = 1000;
+}
+
+int sim_init(struct sim *s, const struct sim_config *cfg)
+{
+	memset(s, 0, sizeof(*s));
+	s->cfg = *cfg;
+	rng_seed(&s->rng, cfg->seed);
+	s->events = calloc(1, sizeof(*s->events));
+	return s->events ? 0 : -ENOMEM;
+}
+
+/* ---- the device's qdisc environment ---- */
+
+static uint64_t env_now(void *arg)
+{
+	return ((struct dev *)arg)->sim->now;
+}
+
+static uint64_t env_random(void *arg)
+{
+	return rng_u64(&((struct dev *)arg)->sim->rng);
+}
+
+static void record_verdict(struct dev *d, const struct pkt *p)
+{
+	if (stats_classified(&d->st, p))
+		sim_fail(d->sim, -ENOMEM, "out of memory");
+}
+
+static void env_classified(void *arg, const struct pkt *p)
+{
+	struct dev *d = arg;
+
+	d->classified = 1;
+	record_verdict(d, p);
+}
+
+static void finish(struct dev *d, struct pkt *p)
+{
+	if (d->sim->on_done)
+		d->sim->on_done(d->sim->on_done_arg, d, p);
+	pkt_free(p);
+}
+
+static void env_drop(void *arg, struct pkt *p)
+{
+	struct dev *d = arg;
+
+	if (d->tearing_down) {
+		pkt_free(p);
+		return;
+	}
+	if (stats_dropped(&d->st, p))
+		sim_fail(d->sim, -ENOMEM, "out of memory");
+	finish(d, p);
+}
+
+static void env_arm_timer(void *arg, struct qdisc *q, uint64_t at)
+{
+	struct dev *d = arg;
+
+	if (ev_push(d->sim, at, EV_TIMER, q, d))
+		sim_fail(d->sim, -ENOMEM, "out of memory");
+}
+
+struct dev *sim_dev_find(struct sim *s, const char *name)
+{
+	for (int i = 0; i < s->ndevs; i++)
+		if (!strcmp(s->devs[i]->name, name))
+			return s->devs[i];
+	return NULL;
+}
+
+int sim_dev_add(struct sim *s, const char *name, struct dev **out, char *err, size_t errlen)
+{
+	struct dev *d;
+
+	if (strlen(name) == 0 || strlen(name) >= DEV_NAMELEN) {
+		snprintf(err, errlen, "\"%s\" is not a valid device name (1..%d characters)", name,
+			 DEV_NAMELEN - 1);
+		return -EINVAL;
+	}
+	if (sim_dev_find(s, name)) {
+		snprintf(err, errlen, "device \"%s\" exists", name);
+		return -EEXIST;
+	}
+	if (s->ndevs == SIM_MAX_DEVS) {
+		snprintf(err, errlen, "too many devices (at most %d)", SIM_MAX_DEVS);
+		return -ENOSPC;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		goto nomem;
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	d->sim = s;
+	d->ifindex = (uint32_t)s->ndevs + 2; /* 1 is lo */
+	d->rate_bps = s->cfg.rate_bps;
+	d->overhead = s->cfg.overhead;
+	d->mtu = s->cfg.mtu;
+	d->txqueuelen = s->cfg.txqueuelen;
+	d->delay_ns = s->cfg.delay_ns;
+	d->env = (struct qdisc_env){
+		.ifindex = d->ifindex,
+		.mtu = d->mtu + 14,
+		.hard_header_len = 14,
+		.tx_queue_len = d->txqueuelen,
+		.kernel = s->cfg.kernel,
+		.sfq_allot_bytes = s->cfg.sfq_allot_bytes,
+		.sfq_hash_random = s->cfg.sfq_hash_random,
+		.now = env_now,
+		.drop = env_drop,
+		.random = env_random,
+		.arm_timer = env_arm_timer,
+		.classified = env_classified,
+		.arg = d,
+	};
+	{
+		char e[256];
+
+		if (qdisc_create(&d->root, "pfifo_fast", &d->env, 0, TC_H_ROOT, 0, NULL, e, sizeof(e)))
+			goto nomem;
+	}
+	d->root->invisible = 0;
+	s->devs[s->ndevs++] = d;
+	if (out)
+		*out = d;
+	return 0;
+nomem:
+	free(d);
+	snprintf(err, errlen, "out of memory");
+	return -ENOMEM;
+}
+
+void dev_set_root(struct dev *d, struct qdisc *root)
+{
+	struct qdisc *old = d->root;
+
+	root->parent_q = NULL;
+	root->parent = TC_H_ROOT;
+	d->root = root;
+	qdisc_destroy(old);
+}
+
+/* Keeps qdisc_env in step with the device's settings. */
+void dev_sync_env(struct dev *d)
+{
+	d->env.mtu = d->mtu + d->env.hard_header_len;
+	d->env.tx_queue_len = d->txqueuelen;
+}
+
+int sim_add_source(struct sim *s, struct source *src, struct dev *d, int vlan_inline,
+		   char *err, size_t errlen)
+{
+	struct sim_source *ss;
+	int r;
+
+	if (s->nsrcs == SIM_MAX_SOURCES) {
+		snprintf(err, errlen, "too many sources (at most %d)", SIM_MAX_SOURCES);
+		src->ops->close(src);
+		return -ENOSPC;
+	}
+	ss = &s->srcs[s->nsrcs++];
+	memset(ss, 0, sizeof(*ss));
+	ss->src = src;
+	ss->dev = d;
+	ss->vlan_inline = vlan_inline;
+	r = src->ops->next(src, &ss->next, err, errlen);
+	if (r < 0)
+		return r;
+	if (r == 0) {
+		ss->done = 1;
+		return 0;
+	}
+	ss->has_next = 1;
+	return ev_push(s, ss->next.t_ns, EV_ARRIVAL, ss, d);
+}
+
+/* ---- the device ---- */
+
+static uint64_t tx_time(const struct dev *d, const struct pkt *p)
+{
+	unsigned __int128 bits = (unsigned __int128)(p->len + d->overhead) * 8u * 1000000000u;
+
+	if (!d->rate_bps)
+		return 0;
+	return (uint64_t)((bits + d->rate_bps - 1) / d->rate_bps); /* rounded up */
+}
+
+/* Work-conserving: an idle device takes the next packet at once. */
+static void dev_kick(struct dev *d)
+{
+	struct pkt *p;
+
+	if (d->on_wire)
+		return;
+	p = d->root->ops->dequeue(d->root);
+	if (!p)
+		return;
+	p->t_dequeue = d->sim->now;
+	d->on_wire = p;
+	if (ev_push(d->sim, d->sim->now + tx_time(d, p), EV_TX_DONE, d, d))
+		sim_fail(d->sim, -ENOMEM, "out of memory");
+}
+
+static void dev_tx_done(struct dev *d)
+{
+	struct pkt *p = d->on_wire;
+
+	d->on_wire = NULL;
+	p->t_depart = d->sim->now + d->delay_ns;
+	if (stats_sent(&d->st, p))
+		sim_fail(d->sim, -ENOMEM, "out of memory");
+	finish(d, p);
+	dev_kick(d);
+}
+
+static void arrival(struct sim *s, struct sim_source *ss)
+{
+	struct dev *d = ss->dev;
+	struct src_packet *sp = &ss->next;
+	struct pkt *p;
+	char err[512];
+	int r;
+
+	d->st.arrived++;
+	if (d->st.arrived == 1)
+		d->st.first_arrival = s->now;
+	ss->read++;
+	if (sp->reject) {
+		stats_rejected(&d->st, sp->reject);
+	} else if (!(p = pkt_new(sp->data, sp->caplen, sp->len))) {
+		sim_fail(s, -ENOMEM, "out of memory");
+		return;
+	} else {
+		struct pkt snapshot;
+
+		if (!ss->vlan_inline)
+			pkt_vlan_offload(p);
+		p->priority = sp->priority;
+		p->id = ++s->next_pkt_id;
+		p->source = (int)(ss - s->srcs);
+		p->src_seq = sp->seq;
+		p->t_arrive = s->now;
+		p->leaf_classid = d->root->handle; /* a classful root names the class */
+		snapshot = *p;
+		d->classified = 0;
+		d->root->ops->enqueue(d->root, p);
+		if (!d->classified)
+			record_verdict(d, &snapshot); /* the root does not classify */
+		dev_kick(d);
+	}
+	r = ss->src->ops->next(ss->src, sp, err, sizeof(err));
+	if (r < 0) {
+		sim_fail(s, r, "%s", err);
+		return;
+	}
+	if (r == 0) {
+		ss->has_next = 0;
+		ss->done = 1;
+		return;
+	}
+	if (sp->t_ns < s->now)
+		sp->t_ns = s->now; /* sources never go back in time */
+	if (ev_push(s, sp->t_ns, EV_ARRIVAL, ss, d))
+		sim_fail(s, -ENOMEM, "out of memory");
+}
+
+static int sim_idle(const struct sim *s)
+{
+	for (int i = 0; i < s->ndevs; i++)
+		if (dev_queued(s->devs[i]))
+			return 0;
+	return 1;
+}
+
+int sim_run_until(struct sim *s, uint64_t until)
+{
+	while (!s->failed && s->events->n && s->events->v[0].t <= until) {
+		struct event e;
+
+		/* Only timers left (sfq perturbation re-arms for ever): with no
+		 * packet left to arrive or to send, an open-ended run is over. */
+		if (until == UINT64_MAX && !s->work_events && sim_idle(s))
+			break;
+		e = ev_pop(s->events);
+		if (e.kind != EV_TIMER)
+			s->work_events--;
+
+		s->now = e.t;
+		switch (e.kind) {
+		case EV_TX_DONE:
+			dev_tx_done(e.obj);
+			break;
+		case EV_TIMER: {
+			struct qdisc *q = e.obj;
+
+			/* a timer of a qdisc that has since been replaced is void */
+			if (qdisc_in_tree(e.dev->root, q) && q->ops->timer)
+				q->ops->timer(q);
+			dev_kick(e.dev);
+			break;
+		}
+		case EV_ARRIVAL:
+			arrival(s, e.obj);
+			break;
+		}
+	}
+	if (!s->failed && until != UINT64_MAX && s->now < until)
+		s->now = until;
+	return s->failed;
+}
+
+int sim_run(struct sim *s)
+{
+	return sim_run_until(s, UINT64_MAX);
+}
+
+uint64_t dev_queued(const struct dev *d)
+{
+	return d->root->s.qlen + (d->on_wire ? 1 : 0);
+}
+
+int sim_check_accounting(const struct sim *s, char *err, size_t errlen)
+{
+	for (int i = 0; i < s->ndevs; i++) {
+		const struct dev *d = s->devs[i];
+		uint64_t q = dev_queued(d);
+
+		if (d->st.arrived != d->st.sent + d->st.dropped + q + d->st.rejected) {
+			snprintf(err, errlen,
+				 "%s: accounting broken: arrived %llu != sent %llu + dropped %llu + queued %llu + rejected %llu",
+				 d->name, (unsigned long long)d->st.arrived, (unsigned long long)d->st.sent,
+				 (unsigned long long)d->st.dropped, (unsigned long long)q,
+				 (unsigned long long)d->st.rejected);
+			return -EPROTO;
+		}
+	}
+	return 0;
+}
+
+void sim_free(struct sim *s)
+{
+	for (int i = 0; i < s->ndevs; i++) {
+		struct dev *d = s->devs[i];
+
+		d->tearing_down = 1;
+		qdisc_destroy(d->root);
+		pkt_free(d->on_wire);
+		stats_free(&d->st);
+		free(d);
+	}
+	for (int i = 0; i < s->nsrcs; i++)
+		s->srcs[i].src->ops->close(s->srcs[i].src);
+	if (s->events)
+		free(s->events->v);
+	free(s->events);
+	memset(s, 0, sizeof(*s));
+}

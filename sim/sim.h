@@ -1,0 +1,107 @@
+/* sim.h - a simulation is a value: its clock, its one event queue, its
+ * seeded generator, its devices and sources, and the record of every
+ * packet's fate. Two simulations can live in one process. */
+#ifndef TCSIM_SIM_H
+#define TCSIM_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bpf.h"
+#include "pkt.h"
+#include "qdisc.h"
+#include "rng.h"
+#include "source.h"
+#include "stats.h"
+
+#define SIM_MAX_DEVS 16
+#define SIM_MAX_SOURCES 64
+#define DEV_NAMELEN 16
+
+/* The device model: a work-conserving transmitter at a line rate. */
+struct dev {
+	char name[DEV_NAMELEN];
+	uint32_t ifindex;
+	uint64_t rate_bps;   /* bits per second; 0 = infinitely fast */
+	uint32_t overhead;   /* bytes added to every frame on the wire */
+	uint32_t mtu;        /* 1500 */
+	uint32_t txqueuelen; /* 1000 */
+	uint64_t delay_ns;   /* propagation delay after the wire */
+	struct qdisc *root;  /* never NULL: pfifo_fast until tc replaces it */
+	struct qdisc_env env;
+	struct sim *sim;
+	struct pkt *on_wire; /* the packet being serialised, or NULL */
+	struct dev_stats st; /* per-device results (stats.h) */
+	int classified;   /* the root reported a verdict for the packet in hand */
+	int tearing_down; /* packets freed now are not drops */
+};
+
+struct sim_config {
+	uint64_t seed;
+	enum bpf_kernel kernel;
+	int sfq_allot_bytes;  /* model 6.13+ byte credit (default: 8-byte units) */
+	int sfq_hash_random;  /* sfq buckets from a seeded jhash, so flows can collide */
+	/* defaults for devices the tc commands create */
+	uint64_t rate_bps;
+	uint32_t overhead, mtu, txqueuelen;
+	uint64_t delay_ns;
+};
+void sim_config_default(struct sim_config *c);
+
+struct ev_heap;
+struct sim {
+	struct sim_config cfg;
+	uint64_t now;
+	struct rng rng;
+	struct ev_heap *events;
+	uint64_t next_seq; /* insertion order, the tie-break of simultaneous events */
+	uint64_t work_events; /* pending arrivals and transmissions (not timers) */
+	struct dev *devs[SIM_MAX_DEVS];
+	int ndevs;
+	struct sim_source {
+		struct source *src;
+		struct dev *dev;
+		struct src_packet next; /* read ahead */
+		int has_next;
+		int done;
+		int vlan_inline; /* keep 802.1Q tags in the frame data */
+		uint64_t read;
+	} srcs[SIM_MAX_SOURCES];
+	int nsrcs;
+	uint64_t next_pkt_id;
+	char err[512]; /* the first error that stopped the run */
+	int failed;
+	/* called for every packet that leaves (sent or dropped), if set */
+	void (*on_done)(void *arg, const struct dev *d, const struct pkt *p);
+	void *on_done_arg;
+};
+
+int sim_init(struct sim *s, const struct sim_config *cfg);
+void sim_free(struct sim *s);
+
+/* Devices: found by name, created with the config's defaults. */
+struct dev *sim_dev_find(struct sim *s, const char *name);
+int sim_dev_add(struct sim *s, const char *name, struct dev **out, char *err, size_t errlen);
+/* Replaces the device's root qdisc (the old tree's packets are dropped). */
+void dev_set_root(struct dev *d, struct qdisc *root);
+
+/* After changing mtu or txqueuelen. */
+void dev_sync_env(struct dev *d);
+/* Packets in the root qdisc plus the one on the wire. */
+uint64_t dev_queued(const struct dev *d);
+
+/* Sources feed one device; the simulation owns them from here on. */
+int sim_add_source(struct sim *s, struct source *src, struct dev *d, int vlan_inline,
+		   char *err, size_t errlen);
+
+/* Runs until the event queue is empty (all sources done, all queues
+ * drained), or until time `until` (inclusive). 0 or -errno (s->err). */
+int sim_run(struct sim *s);
+int sim_run_until(struct sim *s, uint64_t until);
+
+/* Checks every device's accounting: arrived = sent + dropped + queued +
+ * rejected. 0 or -EPROTO with the numbers in err. */
+int sim_check_accounting(const struct sim *s, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,185 @@
+/* stats.c - histograms and per-class, per-verdict accounting. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+static unsigned bucket_of(uint64_t v)
+{
+	unsigned e;
+
+	if (v < 2 * HIST_SUB)
+		return (unsigned)v;
+	e = 63 - (unsigned)__builtin_clzll(v) - 7; /* v >> e in [128, 256) */
+	return e * HIST_SUB + (unsigned)(v >> e);
+}
+
+static uint64_t bucket_low(unsigned b)
+{
+	unsigned e;
+
+	if (b < 2 * HIST_SUB)
+		return b;
+	e = b / HIST_SUB - 1;
+	return (uint64_t)(b - e * HIST_SUB) << e;
+}
+
+int hist_add(struct hist *h, uint64_t v)
+{
+	if (!h->b) {
+		h->b = calloc(HIST_BUCKETS, sizeof(*h->b));
+		if (!h->b)
+			return -ENOMEM;
+		h->min = v;
+		h->max = v;
+	}
+	h->n++;
+	h->sum += v;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	h->b[bucket_of(v)]++;
+	return 0;
+}
+
+uint64_t hist_quantile(const struct hist *h, double q)
+{
+	uint64_t rank, seen = 0;
+
+	if (!h->n)
+		return 0;
+	rank = (uint64_t)ceil(q * (double)h->n);
+	if (rank < 1)
+		rank = 1;
+	for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+		seen += h->b[b];
+		if (seen >= rank) {
+			uint64_t low = bucket_low(b);
+
+			/* never report outside the observed range */
+			return low < h->min ? h->min : low > h->max ? h->max : low;
+		}
+	}
+	return h->max;
+}
+
+double hist_mean(const struct hist *h)
+{
+	return h->n ? (double)(h->sum / h->n) : 0;
+}
+
+void hist_free(struct hist *h)
+{
+	free(h->b);
+	memset(h, 0, sizeof(*h));
+}
+
+struct class_stats *stats_class(struct dev_stats *st, uint32_t classid)
+{
+	struct class_stats *c;
+
+	for (int i = 0; i < st->nclasses; i++)
+		if (st->classes[i].classid == classid)
+			return &st->classes[i];
+	c = realloc(st->classes, (size_t)(st->nclasses + 1) * sizeof(*c));
+	if (!c)
+		return NULL;
+	st->classes = c;
+	c = &st->classes[st->nclasses++];
+	memset(c, 0, sizeof(*c));
+	c->classid = classid;
+	/* keep classes ordered by classid for stable reports */
+	for (int i = st->nclasses - 1; i > 0 && st->classes[i - 1].classid > classid; i--) {
+		struct class_stats t = st->classes[i];
+
+		st->classes[i] = st->classes[i - 1];
+		st->classes[i - 1] = t;
+		c = &st->classes[i - 1];
+	}
+	return c;
+}
+
+int stats_sent(struct dev_stats *st, const struct pkt *p)
+{
+	struct class_stats *c = stats_class(st, p->leaf_classid);
+
+	st->sent++;
+	st->sent_bytes += p->len;
+	if (p->t_depart > st->last_departure)
+		st->last_departure = p->t_depart;
+	if (!c)
+		return -ENOMEM;
+	c->packets++;
+	c->bytes += p->len;
+	if (hist_add(&c->queue_delay, p->t_dequeue - p->t_arrive) ||
+	    hist_add(&c->total_delay, p->t_depart - p->t_arrive))
+		return -ENOMEM;
+	return 0;
+}
+
+int stats_dropped(struct dev_stats *st, const struct pkt *p)
+{
+	struct class_stats *c = stats_class(st, p->leaf_classid);
+
+	st->dropped++;
+	st->dropped_bytes += p->len;
+	st->drops_by[p->drop < DROP_REASONS ? p->drop : DROP_NONE]++;
+	if (!c)
+		return -ENOMEM;
+	c->drops++;
+	c->drop_bytes += p->len;
+	return 0;
+}
+
+int stats_classified(struct dev_stats *st, const struct pkt *p)
+{
+	struct verdict_count *v;
+
+	for (int i = 0; i < st->nverdicts; i++) {
+		v = &st->verdicts[i];
+		if (v->kind == p->verdict && v->classid == p->classid && v->pref == p->filter_pref &&
+		    v->handle == p->filter_handle) {
+			v->packets++;
+			return 0;
+		}
+	}
+	v = realloc(st->verdicts, (size_t)(st->nverdicts + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	st->verdicts = v;
+	v = &st->verdicts[st->nverdicts++];
+	v->kind = p->verdict;
+	v->classid = p->classid;
+	v->pref = p->filter_pref;
+	v->handle = p->filter_handle;
+	v->packets = 1;
+	return 0;
+}
+
+int stats_rejected(struct dev_stats *st, const char *why)
+{
+	st->rejected++;
+	for (int i = 0; i < 8; i++) {
+		if (st->reject_reasons[i] && strcmp(st->reject_reasons[i], why))
+			continue;
+		st->reject_reasons[i] = why;
+		st->reject_by_reason[i]++;
+		return 0;
+	}
+	st->reject_by_reason[7]++;
+	return 0;
+}
+
+void stats_free(struct dev_stats *st)
+{
+	for (int i = 0; i < st->nclasses; i++) {
+		hist_free(&st->classes[i].queue_delay);
+		hist_free(&st->classes[i].total_delay);
+	}
+	free(st->classes);
+	free(st->verdicts);
+	memset(st, 0, sizeof(*st));
+}

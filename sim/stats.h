@@ -1,0 +1,66 @@
+/* stats.h - what a run measures: delay histograms with bounded relative
+ * error (memory independent of the packet count), per-class and per-device
+ * totals, and the verdict counts of the classifier. */
+#ifndef TCSIM_STATS_H
+#define TCSIM_STATS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pkt.h"
+
+/* Log-linear buckets: exact below 256 ns, then 128 buckets per power of
+ * two, so a percentile is within 1/128 (0.8 %) of the true value. min, max
+ * and mean are exact. */
+#define HIST_SUB 128
+#define HIST_BUCKETS (HIST_SUB * 58)
+struct hist {
+	uint64_t n;
+	uint64_t min, max;
+	long double sum;
+	uint32_t *b; /* allocated on the first sample */
+};
+int hist_add(struct hist *h, uint64_t v);
+/* The q-quantile (0..1): the lower edge of the bucket holding it. */
+uint64_t hist_quantile(const struct hist *h, double q);
+double hist_mean(const struct hist *h);
+void hist_free(struct hist *h);
+
+struct class_stats {
+	uint32_t classid; /* the root's class (band), or the root's handle */
+	uint64_t packets, bytes; /* sent */
+	uint64_t drops, drop_bytes;
+	struct hist queue_delay, total_delay;
+};
+
+struct verdict_count {
+	enum pkt_verdict_kind kind;
+	uint32_t classid;
+	uint32_t pref, handle; /* the filter, for VERDICT_FILTER */
+	uint64_t packets;
+};
+
+struct dev_stats {
+	uint64_t arrived;  /* every packet read for this device */
+	uint64_t rejected; /* could not be carried (reasons below) */
+	uint64_t sent, sent_bytes;
+	uint64_t dropped, dropped_bytes;
+	uint64_t drops_by[DROP_REASONS];
+	uint64_t reject_by_reason[8];
+	const char *reject_reasons[8];
+	struct class_stats *classes;
+	int nclasses;
+	struct verdict_count *verdicts;
+	int nverdicts;
+	uint64_t first_arrival, last_departure;
+};
+
+/* Accounting hooks: a packet sent (t_depart set) or dropped. */
+int stats_sent(struct dev_stats *st, const struct pkt *p);
+int stats_dropped(struct dev_stats *st, const struct pkt *p);
+int stats_classified(struct dev_stats *st, const struct pkt *p);
+int stats_rejected(struct dev_stats *st, const char *why);
+void stats_free(struct dev_stats *st);
+struct class_stats *stats_class(struct dev_stats *st, uint32_t classid);
+
+#endif

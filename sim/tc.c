@@ -1,0 +1,1377 @@
+/* tc.c - iproute2's tc applied to the simulation: the command words of
+ * tc/tc.c, tc_qdisc.c, tc_filter.c and tc_class.c (their keyword prefix
+ * matching, handles, classids and messages), and the kernel's handling of
+ * the requests they send (net/sched/sch_api.c tc_modify_qdisc and
+ * tc_get_qdisc, cls_api.c tc_new_tfilter and tc_del_tfilter).
+ *
+ * Every error is one line, "where: message": tc's own words when tc would
+ * refuse the command line (Error: argument "xyz:" is wrong: invalid qdisc
+ * ID), and "RTNETLINK answers: <errno text> (<what the kernel's extack
+ * says>: <the word at fault>)" when the kernel would refuse the request.
+ *
+ * tcsim's additions and limits, in tc's style:
+ *  - bpf also takes `expr "tcpdump expression"` and `asm-file F.ops`
+ *    (cls_bpf.c parses the kind's words); relative file names in a script
+ *    start at the script's folder (struct tcf_request.basedir).
+ *  - `dev D` that does not exist yet is created with the simulation's
+ *    defaults by the commands that change something; show commands answer
+ *    Cannot find device "D" as tc does.
+ *  - `tc qdisc show ... invisible` lists the default children (current
+ *    kernels only), as tc 6.x does.
+ *  - Not modelled, refused with a message: ingress/clsact, estimators,
+ *    size tables, shared blocks, chains other than 0, tc -batch/-json and
+ *    the other global options but -s and -d, `tc class add|change|
+ *    replace|del` (prio and sfq classes have no parameters), moving an
+ *    existing qdisc to another parent (3.13 would share it; current
+ *    kernels refuse).
+ *  - `tc qdisc del` and `tc filter del` do not parse the kind's options
+ *    (tc would; the kernel never looks at them).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tc.h"
+
+#define NLM_F_REPLACE 0x100
+#define NLM_F_EXCL 0x200
+#define NLM_F_CREATE 0x400
+
+struct tc_cmd {
+	struct sim *s;
+	const char *where;
+	const char *basedir;
+	FILE *out;
+	char *err;
+	size_t errlen;
+	int stats, details;
+};
+
+/* ---- messages ---- */
+
+static int vfail(struct tc_cmd *c, int code, const char *fmt, va_list ap)
+{
+	int n;
+
+	if (!c->err || !c->errlen)
+		return code;
+	n = snprintf(c->err, c->errlen, "%s: ", c->where);
+	if (n >= 0 && (size_t)n < c->errlen)
+		vsnprintf(c->err + n, c->errlen - (size_t)n, fmt, ap);
+	return code;
+}
+
+/* A refusal in tc's own words. */
+static int fail(struct tc_cmd *c, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	code = vfail(c, code, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+static const char *errno_text(int e)
+{
+	switch (e) {
+	case EEXIST: return "File exists";
+	case ENOENT: return "No such file or directory";
+	case EINVAL: return "Invalid argument";
+	case EOPNOTSUPP: return "Operation not supported";
+	case ENODEV: return "No such device";
+	case ELOOP: return "Too many levels of symbolic links";
+	case ENOSPC: return "No space left on device";
+	case ENOMEM: return "Cannot allocate memory";
+	default: return strerror(e);
+	}
+}
+
+/* A refusal by the kernel: errno, the extack message of current kernels,
+ * and the words it concerns. */
+static int kfail(struct tc_cmd *c, int code, const char *extack, const char *fmt, ...)
+{
+	char what[256] = "";
+	va_list ap;
+
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(what, sizeof(what), fmt, ap);
+		va_end(ap);
+	}
+	return fail(c, code, "RTNETLINK answers: %s (%s%s%s)", errno_text(-code), extack,
+		    what[0] ? ": " : "", what);
+}
+
+/* A message from a layer below, which may already start with "where: ". */
+static int pass_on(struct tc_cmd *c, int code, const char *msg)
+{
+	size_t n = strlen(c->where);
+
+	if (!strncmp(msg, c->where, n) && msg[n] == ':' && msg[n + 1] == ' ')
+		return fail(c, code, "%s", msg + n + 2);
+	return fail(c, code, "%s", msg);
+}
+
+static int incomplete(struct tc_cmd *c)
+{
+	return fail(c, -EINVAL, "Command line is not complete. Try option \"help\"");
+}
+
+static int duparg(struct tc_cmd *c, const char *key, const char *arg)
+{
+	return fail(c, -EINVAL, "Error: duplicate \"%s\": \"%s\" is the second value.", key, arg);
+}
+
+static int invarg(struct tc_cmd *c, const char *msg, const char *arg)
+{
+	return fail(c, -EINVAL, "Error: argument \"%s\" is wrong: %s", arg, msg);
+}
+
+static int not_modelled(struct tc_cmd *c, const char *what)
+{
+	return fail(c, -EOPNOTSUPP, "tcsim: \"%s\" is not modelled", what);
+}
+
+/* ---- words ---- */
+
+/* get_qdisc_handle: hex major, then ':' or the end (what follows the
+ * colon is not looked at); "none" is 0. */
+static int get_qdisc_handle(uint32_t *h, const char *s)
+{
+	unsigned long maj;
+	char *p;
+
+	if (!strcmp(s, "none")) {
+		*h = 0;
+		return 0;
+	}
+	errno = 0;
+	maj = strtoul(s, &p, 16);
+	if (p == s || maj >= 0x10000 || errno)
+		return -1;
+	if (*p != ':' && *p)
+		return -1;
+	*h = (uint32_t)maj << 16;
+	return 0;
+}
+
+static int is_tc(const char *w)
+{
+	const char *slash = strrchr(w, '/');
+
+	return !strcmp(slash ? slash + 1 : w, "tc");
+}
+
+static char *classid_str(char *buf, size_t n, uint32_t h)
+{
+	tc_print_classid(buf, n, h);
+	return buf;
+}
+
+/* ---- devices ---- */
+
+static int get_dev(struct tc_cmd *c, const char *name, int create, struct dev **d)
+{
+	char msg[256];
+	int ret;
+
+	if (!name)
+		return kfail(c, -ENODEV, "no device given", "dev NAME is missing");
+	*d = sim_dev_find(c->s, name);
+	if (*d)
+		return 0;
+	if (!create)
+		return fail(c, -ENODEV, "Cannot find device \"%s\"", name);
+	ret = sim_dev_add(c->s, name, d, msg, sizeof(msg));
+	return ret ? pass_on(c, ret, msg) : 0;
+}
+
+/* ---- qdiscs ---- */
+
+struct qdisc_req {
+	const char *dev;
+	uint32_t handle;
+	uint32_t parent; /* 0: none given, TC_H_ROOT: root */
+	const char *parent_word;
+	const char *kind;
+	int argc; /* the kind's words */
+	char **argv;
+};
+
+static const char qdisc_usage[] =
+    "Usage: tc qdisc [ add | del | replace | change | show ] dev STRING "
+    "[ handle QHANDLE ] [ root | parent CLASSID ] [ QDISC_KIND [ OPTIONS ] ]";
+
+/* tc_qdisc_modify's word loop: dev, handle, root and parent are exact
+ * words; the first other word is the kind, and the rest is the kind's. */
+static int parse_qdisc_req(struct tc_cmd *c, int argc, char **argv, struct qdisc_req *r)
+{
+	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < argc; i++) {
+		const char *w = argv[i];
+
+		if (!strcmp(w, "dev")) {
+			if (++i >= argc)
+				return incomplete(c);
+			if (r->dev)
+				return duparg(c, "dev", argv[i]);
+			r->dev = argv[i];
+		} else if (!strcmp(w, "handle")) {
+			if (r->handle)
+				return duparg(c, "handle", w); /* sic: tc names the keyword */
+			if (++i >= argc)
+				return incomplete(c);
+			if (get_qdisc_handle(&r->handle, argv[i]))
+				return invarg(c, "invalid qdisc ID", argv[i]);
+		} else if (!strcmp(w, "root")) {
+			if (r->parent)
+				return fail(c, -EINVAL, "Error: \"root\" is duplicate parent ID");
+			r->parent = TC_H_ROOT;
+			r->parent_word = w;
+		} else if (!strcmp(w, "parent")) {
+			if (++i >= argc)
+				return incomplete(c);
+			if (r->parent)
+				return duparg(c, "parent", argv[i]);
+			if (tc_get_classid(&r->parent, argv[i]))
+				return invarg(c, "invalid parent ID", argv[i]);
+			r->parent_word = argv[i];
+		} else if (!strcmp(w, "ingress")) {
+			return not_modelled(c, w);
+		} else if (tc_matches(w, "estimator") || tc_matches(w, "stab")) {
+			return not_modelled(c, w);
+		} else if (tc_matches(w, "help")) {
+			return fail(c, -EINVAL, "%s", qdisc_usage);
+		} else {
+			r->kind = w;
+			r->argc = argc - i - 1;
+			r->argv = argv + i + 1;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* The kinds the kernel would find (noop is built in, not registered). */
+static const struct qdisc_ops *kind_ops(const char *kind)
+{
+	const struct qdisc_ops *ops = qdisc_ops_find(kind);
+
+	return ops && strcmp(ops->id, "noop") ? ops : NULL;
+}
+
+/* What tc refuses before sending: options for a kind it does not know. */
+static int check_kind_words(struct tc_cmd *c, const struct qdisc_req *r)
+{
+	const struct qdisc_ops *ops;
+
+	if (!r->kind)
+		return 0;
+	ops = kind_ops(r->kind);
+	if (!ops && r->argc)
+		return fail(c, -EINVAL, "Unknown qdisc \"%s\", hence option \"%s\" is unparsable",
+			    r->kind, r->argv[0]);
+	if (ops && !strcmp(ops->id, "pfifo_fast") && r->argc)
+		return fail(c, -EINVAL, "qdisc 'pfifo_fast' does not support option parsing");
+	return 0;
+}
+
+static int classful(const struct qdisc *q)
+{
+	return q->ops->walk || q->ops->leaf || q->ops->graft;
+}
+
+/* qdisc_leaf: the child qdisc of class clid of p. */
+static int class_leaf(struct tc_cmd *c, struct qdisc *p, uint32_t clid, struct qdisc **q)
+{
+	char id[32];
+
+	*q = NULL;
+	if (!classful(p))
+		return kfail(c, -EOPNOTSUPP, "Parent qdisc is not classful", "%s %x:", p->ops->id,
+			     p->handle >> 16);
+	if (p->ops->leaf)
+		*q = p->ops->leaf(p, clid);
+	if (!*q)
+		return kfail(c, -ENOENT, "Specified class not found", "%s",
+			     classid_str(id, sizeof(id), clid));
+	return 0;
+}
+
+static int handle_in_use(const struct dev *d, uint32_t h)
+{
+	return qdisc_lookup(d->root, h) != NULL;
+}
+
+static void highest_auto(const struct qdisc *q, uint32_t *max);
+
+static void highest_auto_class(void *arg, const struct qdisc_class *c)
+{
+	if (c->leaf)
+		highest_auto(c->leaf, arg);
+}
+
+static void highest_auto(const struct qdisc *q, uint32_t *max)
+{
+	if (q->handle > 0x80000000u && q->handle < 0xffff0000u && q->handle > *max)
+		*max = q->handle;
+	if (q->ops->walk)
+		q->ops->walk(q, highest_auto_class, max);
+}
+
+/* qdisc_alloc_handle: the next handle from 0x8001: on, skipping handles in
+ * use on the device. The kernel's counter is global; tcsim goes on after
+ * the highest automatic handle in use anywhere in the simulation. */
+static uint32_t alloc_handle(struct sim *s, const struct dev *d)
+{
+	uint32_t h = 0x80000000u;
+
+	for (int i = 0; i < s->ndevs; i++)
+		highest_auto(s->devs[i]->root, &h);
+	for (int i = 0; i < 0x8000; i++) {
+		h += 0x10000u;
+		if (h == 0xffff0000u)
+			h = 0x80010000u;
+		if (!handle_in_use(d, h))
+			return h;
+	}
+	return 0;
+}
+
+/* tc sends TCA_OPTIONS when the kind's parser put some in: prio always
+ * (its full tc_prio_qopt), the others only when given words. */
+static int sends_options(const char *kind, int argc)
+{
+	return argc > 0 || (kind && !strcmp(kind, "prio"));
+}
+
+static int new_default_root(struct tc_cmd *c, struct dev *d)
+{
+	struct qdisc *q;
+	char msg[256];
+	int ret = qdisc_create(&q, "pfifo_fast", &d->env, 0, TC_H_ROOT, 0, NULL, msg, sizeof(msg));
+
+	if (ret)
+		return pass_on(c, ret, msg);
+	q->invisible = 0;
+	dev_set_root(d, q);
+	return 0;
+}
+
+/* tc_modify_qdisc, flag for flag: add = CREATE|EXCL, replace =
+ * CREATE|REPLACE, change = none, link = REPLACE. */
+static int qdisc_modify(struct tc_cmd *c, unsigned flags, int argc, char **argv)
+{
+	struct qdisc *p = NULL, *q = NULL, *fresh;
+	const struct qdisc_ops *ops;
+	struct qdisc_req r;
+	struct dev *d;
+	char msg[512], id[32];
+	uint32_t clid, handle;
+	int ret, current;
+
+	ret = parse_qdisc_req(c, argc, argv, &r);
+	if (ret || (ret = check_kind_words(c, &r)))
+		return ret;
+	ops = r.kind ? kind_ops(r.kind) : NULL;
+	ret = get_dev(c, r.dev, 1, &d);
+	if (ret)
+		return ret;
+	current = d->env.kernel != BPF_KERNEL_3_13;
+	clid = r.parent;
+	if (clid) {
+		if (clid != TC_H_ROOT) {
+			p = qdisc_lookup(d->root, TC_H_MAJ(clid));
+			if (!p)
+				return kfail(c, -ENOENT, "Failed to find specified qdisc",
+					     "parent %s", r.parent_word);
+			ret = class_leaf(c, p, clid, &q);
+			if (ret)
+				return ret;
+		} else {
+			q = d->root;
+		}
+		if (q && q->handle == 0) /* a default qdisc: as if none */
+			q = NULL;
+		if (!q || !r.handle || q->handle != r.handle) {
+			if (r.handle) {
+				if (q && !(flags & NLM_F_REPLACE))
+					return kfail(c, -EEXIST, "NLM_F_REPLACE needed to override",
+						     "%s %x: is at %s", q->ops->id, q->handle >> 16,
+						     r.parent_word);
+				q = qdisc_lookup(d->root, r.handle);
+				if (!q)
+					goto create_n_graft;
+				if (flags & NLM_F_EXCL)
+					return kfail(c, -EEXIST,
+						     "Exclusivity flag on, cannot override",
+						     "handle %x: exists", r.handle >> 16);
+				if (r.kind && strcmp(r.kind, q->ops->id))
+					return kfail(
+					    c, -EINVAL,
+					    "Invalid qdisc name: must match existing qdisc",
+					    "%x: is %s", q->handle >> 16, q->ops->id);
+				if (q == p || (p && qdisc_in_tree(q, p)))
+					return kfail(c, -ELOOP, "Qdisc parent/child loop detected",
+						     "handle %x:", r.handle >> 16);
+				return kfail(c, -EINVAL,
+					     "Cannot move an existing qdisc to a different parent",
+					     "%x: is at %s", q->handle >> 16,
+					     q->parent == TC_H_ROOT
+						 ? "root"
+						 : classid_str(id, sizeof(id), q->parent));
+			}
+			if (!q)
+				goto create_n_graft;
+			/* a different kind where one exists: replace it? */
+			if (r.kind && strcmp(r.kind, q->ops->id)) {
+				if (current) {
+					if ((flags & NLM_F_CREATE) &&
+					    (flags & (NLM_F_REPLACE | NLM_F_EXCL)))
+						goto create_n_graft;
+					if (!(flags & (NLM_F_CREATE | NLM_F_REPLACE | NLM_F_EXCL)))
+						goto create_n_graft2;
+				} else if ((flags & NLM_F_CREATE) && (flags & NLM_F_REPLACE)) {
+					goto create_n_graft;
+				}
+			}
+		}
+	} else {
+		if (!r.handle)
+			return kfail(c, -EINVAL, "Handle cannot be zero",
+				     "neither root nor parent given");
+		q = qdisc_lookup(d->root, r.handle);
+	}
+
+	/* change the qdisc found */
+	if (!q)
+		return kfail(c, -ENOENT, "Specified qdisc not found", "handle %x:", r.handle >> 16);
+	if (flags & NLM_F_EXCL)
+		return kfail(c, -EEXIST, "Exclusivity flag on, cannot modify", "%s %x: exists",
+			     q->ops->id, q->handle >> 16);
+	if (r.kind && strcmp(r.kind, q->ops->id))
+		return kfail(c, -EINVAL, "Invalid qdisc name: must match existing qdisc",
+			     "%x: is %s", q->handle >> 16, q->ops->id);
+	if (!sends_options(r.kind, r.argc))
+		return 0;
+	if (!q->ops->change)
+		return kfail(c, -EINVAL, "Change operation not supported by specified qdisc", "%s",
+			     q->ops->id);
+	ret = q->ops->change(q, r.argc, r.argv, msg, sizeof(msg));
+	return ret ? pass_on(c, ret, msg) : 0;
+
+create_n_graft:
+	if (!(flags & NLM_F_CREATE))
+		return kfail(c, -ENOENT, "Qdisc not found. To create specify NLM_F_CREATE flag",
+			     "nothing at %s", r.parent_word);
+create_n_graft2:
+	if (!ops)
+		return kfail(c, -ENOENT, "Specified qdisc kind is unknown", "\"%s\"",
+			     r.kind ? r.kind : "");
+	if (p && !p->ops->graft)
+		return kfail(c, -EOPNOTSUPP, "Parent qdisc takes no children", "%s %x:", p->ops->id,
+			     p->handle >> 16);
+	handle = r.handle ? r.handle : alloc_handle(c->s, d);
+	if (!handle)
+		return kfail(c, -ENOSPC, "Maximum number of qdisc handles was exceeded", NULL);
+	ret = qdisc_create(&fresh, r.kind, &d->env, handle, clid, r.argc, r.argv, msg, sizeof(msg));
+	if (ret)
+		return pass_on(c, ret, msg);
+	if (!p) {
+		dev_set_root(d, fresh);
+		return 0;
+	}
+	ret = p->ops->graft(p, clid, fresh, msg, sizeof(msg));
+	if (ret) {
+		qdisc_destroy(fresh);
+		return pass_on(c, ret, msg);
+	}
+	return 0;
+}
+
+/* tc_get_qdisc for RTM_DELQDISC: the qdisc goes, the class (or the
+ * device) gets its default back. */
+static int qdisc_delete(struct tc_cmd *c, int argc, char **argv)
+{
+	struct qdisc *p = NULL, *q;
+	struct qdisc_req r;
+	struct dev *d;
+	char msg[512];
+	uint32_t clid;
+	int ret;
+
+	ret = parse_qdisc_req(c, argc, argv, &r);
+	if (ret || (ret = check_kind_words(c, &r)))
+		return ret;
+	ret = get_dev(c, r.dev, 1, &d);
+	if (ret)
+		return ret;
+	clid = r.parent;
+	if (clid) {
+		if (clid != TC_H_ROOT) {
+			p = qdisc_lookup(d->root, TC_H_MAJ(clid));
+			if (!p)
+				return kfail(c, -ENOENT,
+					     "Failed to find qdisc with specified classid",
+					     "parent %s", r.parent_word);
+			ret = class_leaf(c, p, clid, &q);
+			if (ret)
+				return ret;
+		} else {
+			q = d->root;
+		}
+		if (r.handle && q->handle != r.handle)
+			return kfail(c, -EINVAL, "Invalid handle",
+				     "%s holds %x:, not %x:", r.parent_word, q->handle >> 16,
+				     r.handle >> 16);
+	} else {
+		q = qdisc_lookup(d->root, r.handle);
+		if (!q)
+			return kfail(c, -ENOENT, "Failed to find qdisc with specified handle",
+				     "%x:", r.handle >> 16);
+	}
+	if (r.kind && strcmp(r.kind, q->ops->id))
+		return kfail(c, -EINVAL, "Invalid qdisc name: must match existing qdisc",
+			     "%x: is %s", q->handle >> 16, q->ops->id);
+	if (!clid)
+		return kfail(c, -EINVAL, "Classid cannot be zero", "give root or parent");
+	if (q->handle == 0)
+		return kfail(c, -ENOENT, "Cannot delete qdisc with handle of zero",
+			     "%s is the default %s", r.parent_word, q->ops->id);
+	if (!p)
+		return new_default_root(c, d);
+	if (!p->ops->graft)
+		return kfail(c, -EOPNOTSUPP, "Parent qdisc takes no children", "%s %x:", p->ops->id,
+			     p->handle >> 16);
+	ret = p->ops->graft(p, clid, NULL, msg, sizeof(msg));
+	return ret ? pass_on(c, ret, msg) : 0;
+}
+
+static int qdisc_list(struct tc_cmd *c, int argc, char **argv)
+{
+	struct tc_show_opts o = {.stats = c->stats, .details = c->details};
+	const char *dev = NULL;
+	struct dev *d;
+	int ret;
+
+	for (int i = 0; i < argc; i++) {
+		const char *w = argv[i];
+
+		if (!strcmp(w, "dev")) {
+			if (++i >= argc)
+				return incomplete(c);
+			if (dev)
+				return duparg(c, "dev", argv[i]);
+			dev = argv[i];
+		} else if (!strcmp(w, "root")) {
+			if (o.has_parent)
+				return fail(c, -EINVAL, "Duplicate parent ID");
+			o.has_parent = 1;
+			o.parent = TC_H_ROOT;
+		} else if (!strcmp(w, "ingress")) {
+			if (o.has_parent)
+				return fail(c, -EINVAL, "Duplicate parent ID");
+			o.has_parent = 1;
+			o.parent = 0xfffffff1u; /* TC_H_INGRESS: nothing is there */
+		} else if (!strcmp(w, "parent")) {
+			if (o.has_parent)
+				return fail(c, -EINVAL, "Duplicate parent ID");
+			if (++i >= argc)
+				return incomplete(c);
+			if (tc_get_classid(&o.parent, argv[i]))
+				return invarg(c, "invalid parent ID", argv[i]);
+			o.has_parent = 1;
+		} else if (!strcmp(w, "handle")) {
+			if (++i >= argc)
+				return incomplete(c);
+			if (get_qdisc_handle(&o.handle, argv[i]))
+				return invarg(c, "invalid qdisc ID", argv[i]);
+			o.has_handle = 1;
+		} else if (tc_matches(w, "invisible")) {
+			o.invisible = 1;
+		} else if (tc_matches(w, "help")) {
+			return fail(c, -EINVAL, "%s", qdisc_usage);
+		} else {
+			return fail(c, -EINVAL, "What is \"%s\"? Try \"tc qdisc help\".", w);
+		}
+	}
+	if (!dev) {
+		o.with_dev = 1;
+		for (int i = 0; i < c->s->ndevs; i++)
+			tc_show_qdisc_opts(c->s->devs[i], c->out, &o);
+		return 0;
+	}
+	ret = get_dev(c, dev, 0, &d);
+	if (ret)
+		return ret;
+	tc_show_qdisc_opts(d, c->out, &o);
+	return 0;
+}
+
+static int do_qdisc(struct tc_cmd *c, int argc, char **argv)
+{
+	const char *w;
+
+	if (argc < 1)
+		return qdisc_list(c, 0, NULL);
+	w = argv[0];
+	if (tc_matches(w, "add"))
+		return qdisc_modify(c, NLM_F_EXCL | NLM_F_CREATE, argc - 1, argv + 1);
+	if (tc_matches(w, "change"))
+		return qdisc_modify(c, 0, argc - 1, argv + 1);
+	if (tc_matches(w, "replace"))
+		return qdisc_modify(c, NLM_F_CREATE | NLM_F_REPLACE, argc - 1, argv + 1);
+	if (tc_matches(w, "link"))
+		return qdisc_modify(c, NLM_F_REPLACE, argc - 1, argv + 1);
+	if (tc_matches(w, "delete"))
+		return qdisc_delete(c, argc - 1, argv + 1);
+	if (tc_matches(w, "list") || tc_matches(w, "show") || tc_matches(w, "lst"))
+		return qdisc_list(c, argc - 1, argv + 1);
+	if (tc_matches(w, "help"))
+		return fail(c, -EINVAL, "%s", qdisc_usage);
+	return fail(c, -EINVAL, "Command \"%s\" is unknown, try \"tc qdisc help\".", w);
+}
+
+/* ---- classes ---- */
+
+static int class_list(struct tc_cmd *c, int argc, char **argv)
+{
+	struct tc_show_opts o = {.stats = c->stats, .details = c->details};
+	const char *dev = NULL;
+	struct dev *d;
+	int ret;
+
+	for (int i = 0; i < argc; i++) {
+		const char *w = argv[i];
+
+		if (!strcmp(w, "dev")) {
+			if (++i >= argc)
+				return incomplete(c);
+			if (dev)
+				return duparg(c, "dev", argv[i]);
+			dev = argv[i];
+		} else if (!strcmp(w, "root")) {
+			if (o.has_parent)
+				return fail(c, -EINVAL, "Error: duplicate \"parent\" ID");
+			o.has_parent = 1;
+			o.parent = TC_H_ROOT;
+		} else if (!strcmp(w, "parent")) {
+			if (o.has_parent)
+				return fail(c, -EINVAL, "Error: duplicate \"parent\" ID");
+			if (++i >= argc)
+				return incomplete(c);
+			if (tc_get_classid(&o.parent, argv[i]))
+				return invarg(c, "invalid parent ID", argv[i]);
+			o.has_parent = 1;
+		} else if (!strcmp(w, "classid")) {
+			if (++i >= argc)
+				return incomplete(c);
+			if (tc_get_classid(&o.handle, argv[i]))
+				return invarg(c, "invalid class ID", argv[i]);
+			o.has_handle = 1;
+		} else if (tc_matches(w, "help")) {
+			return fail(
+			    c, -EINVAL,
+			    "Usage: tc class show [ dev STRING ] [ root | parent CLASSID ]");
+		} else {
+			return fail(c, -EINVAL, "What is \"%s\"? Try \"tc class help\".", w);
+		}
+	}
+	if (!dev)
+		return 0; /* the kernel dumps classes of one device only */
+	ret = get_dev(c, dev, 0, &d);
+	if (ret)
+		return ret;
+	tc_show_class_opts(d, c->out, &o);
+	return 0;
+}
+
+static int do_class(struct tc_cmd *c, int argc, char **argv)
+{
+	const char *w;
+
+	if (argc < 1)
+		return class_list(c, 0, NULL);
+	w = argv[0];
+	if (tc_matches(w, "add") || tc_matches(w, "change") || tc_matches(w, "replace") ||
+	    tc_matches(w, "delete"))
+		return fail(c, -EOPNOTSUPP,
+			    "tcsim: \"tc class %s\" is not modelled (prio and sfq classes have no "
+			    "parameters)",
+			    w);
+	if (tc_matches(w, "list") || tc_matches(w, "show") || tc_matches(w, "lst"))
+		return class_list(c, argc - 1, argv + 1);
+	if (tc_matches(w, "help"))
+		return fail(c, -EINVAL,
+			    "Usage: tc class show [ dev STRING ] [ root | parent CLASSID ]");
+	return fail(c, -EINVAL, "Command \"%s\" is unknown, try \"tc class help\".", w);
+}
+
+/* ---- filters ---- */
+
+struct filter_req {
+	const char *dev;
+	uint32_t parent;
+	const char *parent_word;
+	const char *fhandle;
+	uint32_t pref;
+	uint16_t protocol;
+	int protocol_set;
+	int chain_set;
+	const char *kind;
+	int argc; /* the kind's words */
+	char **argv;
+};
+
+static const char filter_usage[] =
+    "Usage: tc filter [ add | del | change | replace | show ] dev STRING "
+    "[ pref PRIO ] protocol PROTO [ root | parent CLASSID ] [ handle FILTERID ] "
+    "[ FILTER_TYPE [ help | OPTIONS ] ]";
+
+/* tc_filter_modify's and tc_filter_list's word loops. */
+static int parse_filter_req(struct tc_cmd *c, int argc, char **argv, struct filter_req *r, int show)
+{
+	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < argc; i++) {
+		const char *w = argv[i];
+
+		if (!strcmp(w, "dev")) {
+			if (++i >= argc)
+				return incomplete(c);
+			if (r->dev)
+				return duparg(c, "dev", argv[i]);
+			r->dev = argv[i];
+		} else if (!strcmp(w, "root")) {
+			if (r->parent)
+				return fail(c, -EINVAL, "Error: \"root\" is duplicate parent ID");
+			r->parent = TC_H_ROOT;
+			r->parent_word = w;
+		} else if (!strcmp(w, "ingress") || !strcmp(w, "egress") || !strcmp(w, "block")) {
+			return not_modelled(c, w);
+		} else if (!strcmp(w, "parent")) {
+			if (++i >= argc)
+				return incomplete(c);
+			if (r->parent)
+				return duparg(c, "parent", argv[i]);
+			if (tc_get_classid(&r->parent, argv[i]))
+				return invarg(c, show ? "invalid parent ID" : "Invalid parent ID",
+					      argv[i]);
+			r->parent_word = argv[i];
+		} else if (!strcmp(w, "handle")) {
+			if (++i >= argc)
+				return incomplete(c);
+			if (r->fhandle)
+				return duparg(c, "handle", argv[i]);
+			r->fhandle = argv[i];
+		} else if (tc_matches(w, "preference") || tc_matches(w, "priority")) {
+			uint32_t v;
+
+			if (++i >= argc)
+				return incomplete(c);
+			if (r->pref)
+				return duparg(c, "priority", argv[i]);
+			if (tc_get_u32(&v, argv[i], 0) || (!show && v > 0xffff))
+				return invarg(
+				    c, show ? "invalid preference" : "invalid priority value",
+				    argv[i]);
+			r->pref = v;
+		} else if (tc_matches(w, "protocol")) {
+			if (++i >= argc)
+				return incomplete(c);
+			if (r->protocol_set)
+				return duparg(c, "protocol", argv[i]);
+			if (tc_get_protocol(&r->protocol, argv[i]))
+				return invarg(c, "invalid protocol", argv[i]);
+			r->protocol_set = 1;
+		} else if (tc_matches(w, "chain")) {
+			uint32_t v;
+
+			if (++i >= argc)
+				return incomplete(c);
+			if (r->chain_set)
+				return duparg(c, "chain", argv[i]);
+			if (tc_get_u32(&v, argv[i], 0))
+				return invarg(c, "invalid chain index value", argv[i]);
+			if (v != 0)
+				return fail(c, -EOPNOTSUPP,
+					    "tcsim: \"chain %s\" is not modelled (chain 0 only)",
+					    argv[i]);
+			r->chain_set = 1;
+		} else if (tc_matches(w, "estimator")) {
+			return not_modelled(c, w);
+		} else if (tc_matches(w, "help")) {
+			return fail(c, -EINVAL, "%s", filter_usage);
+		} else if (show) {
+			return fail(c, -EINVAL, " What is \"%s\"? Try \"tc filter help\"", w);
+		} else {
+			r->kind = w;
+			r->argc = argc - i - 1;
+			r->argv = argv + i + 1;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* tc-side checks on the kind and the handle (f_bpf.c: base-0 u32). */
+static int check_filter_words(struct tc_cmd *c, const struct filter_req *r, uint32_t *handle)
+{
+	*handle = 0;
+	if (r->kind && !tcf_ops_find(r->kind) && r->argc)
+		return fail(c, -EINVAL, "Unknown filter \"%s\", hence option \"%s\" is unparsable",
+			    r->kind, r->argv[0]);
+	if (!r->fhandle)
+		return 0;
+	if (!r->kind)
+		return fail(c, -EINVAL, "Must specify filter type when using \"handle\"");
+	if (tc_get_u32(handle, r->fhandle, 0))
+		return fail(c, -EINVAL, "Illegal \"handle\"");
+	return 0;
+}
+
+/* __tcf_qdisc_find and __tcf_block_find: the qdisc whose chain the
+ * request means. prio and sfq keep filters on the qdisc, not its classes. */
+static int filter_qdisc(struct tc_cmd *c, struct dev *d, const struct filter_req *r,
+			struct qdisc **qp)
+{
+	struct qdisc *q = d->root;
+	char id[32];
+
+	if (r->parent) {
+		q = qdisc_lookup(d->root, TC_H_MAJ(r->parent));
+		if (!q)
+			return kfail(c, -EINVAL, "Parent Qdisc doesn't exists", "parent %s",
+				     r->parent_word);
+	}
+	if (!classful(q))
+		return kfail(c, -EINVAL, "Qdisc not classful", "%s %x:", q->ops->id,
+			     q->handle >> 16);
+	if (!q->ops->has_filters)
+		return kfail(c, -EOPNOTSUPP, "Class doesn't support blocks", "%s %x:", q->ops->id,
+			     q->handle >> 16);
+	if (TC_H_MIN(r->parent)) {
+		if (!q->ops->leaf || !q->ops->leaf(q, r->parent))
+			return kfail(c, -ENOENT, "Specified class doesn't exist", "%s",
+				     classid_str(id, sizeof(id), r->parent));
+		return kfail(c, -EINVAL, "Unable to find the block of a class",
+			     "%s filters attach to the qdisc %x:, not to class %s", q->ops->id,
+			     q->handle >> 16, classid_str(id, sizeof(id), r->parent));
+	}
+	*qp = q;
+	return 0;
+}
+
+/* The tcf_proto of the chain at this pref, or NULL. */
+static const struct tcf_proto *find_pref(const struct qdisc *q, uint32_t pref)
+{
+	const struct tcf_proto *tp = q->chain.head;
+
+	while (tp && tp->prio >> 16 != pref)
+		tp = tp->next;
+	return pref ? tp : NULL;
+}
+
+static int filter_modify(struct tc_cmd *c, int create, int excl, int argc, char **argv)
+{
+	struct filter_req r;
+	struct tcf_request req;
+	struct tcf_env env;
+	struct qdisc *q;
+	struct dev *d;
+	uint32_t handle;
+	char msg[1024];
+	int ret;
+
+	ret = parse_filter_req(c, argc, argv, &r, 0);
+	if (ret || (ret = check_filter_words(c, &r, &handle)))
+		return ret;
+	if (create && !r.protocol_set)
+		r.protocol = ETH_P_ALL;
+	ret = get_dev(c, r.dev, 1, &d);
+	if (ret || (ret = filter_qdisc(c, d, &r, &q)))
+		return ret;
+	if (r.kind && !tcf_ops_find(r.kind)) {
+		const struct tcf_proto *tp = find_pref(q, r.pref);
+
+		if (tp)
+			return kfail(c, -EINVAL,
+				     "Specified filter kind does not match existing one",
+				     "pref %u is %s", r.pref, tp->ops->kind);
+		return kfail(c, -ENOENT, "TC classifier not found", "\"%s\"", r.kind);
+	}
+	req = (struct tcf_request){
+	    .pref = r.pref,
+	    .protocol = r.protocol,
+	    .handle = handle,
+	    .create = create,
+	    .excl = excl,
+	    .kind = r.kind,
+	    .argc = r.argc,
+	    .argv = r.argv,
+	    .where = c->where,
+	    .basedir = c->basedir,
+	};
+	env = (struct tcf_env){.kernel = d->env.kernel, .ifindex = d->ifindex};
+	msg[0] = 0;
+	ret = tcf_chain_change(&q->chain, &req, &env, msg, sizeof(msg));
+	return ret ? pass_on(c, ret, msg) : 0;
+}
+
+/* tc_del_tfilter: no pref flushes the chain; a pref removes its
+ * tcf_proto, or with a handle one program of it. */
+static int filter_delete(struct tc_cmd *c, int argc, char **argv)
+{
+	const struct tcf_proto *tp;
+	struct filter_req r;
+	struct tcf_request req;
+	struct qdisc *q;
+	struct dev *d;
+	uint32_t handle;
+	char msg[1024];
+	int ret;
+
+	ret = parse_filter_req(c, argc, argv, &r, 0);
+	if (ret || (ret = check_filter_words(c, &r, &handle)))
+		return ret;
+	ret = get_dev(c, r.dev, 1, &d);
+	if (ret)
+		return ret;
+	if (!r.pref && (r.protocol || handle || r.kind))
+		return kfail(c, -ENOENT, "Cannot flush filters with protocol, handle or kind set",
+			     "give a pref");
+	ret = filter_qdisc(c, d, &r, &q);
+	if (ret)
+		return ret;
+	if (r.pref) {
+		tp = find_pref(q, r.pref);
+		if (!tp)
+			return kfail(c, -ENOENT,
+				     "Filter with specified priority/protocol not found", "pref %u",
+				     r.pref);
+		if (r.protocol && tp->protocol != r.protocol)
+			return kfail(c, -EINVAL,
+				     "Protocol mismatch for filter with specified priority",
+				     "pref %u", r.pref);
+		if (r.kind && strcmp(r.kind, tp->ops->kind))
+			return kfail(c, -EINVAL,
+				     "Specified filter kind does not match existing one",
+				     "pref %u is %s", r.pref, tp->ops->kind);
+	}
+	req = (struct tcf_request){
+	    .pref = r.pref,
+	    .protocol = r.protocol,
+	    .handle = handle,
+	    .kind = r.kind,
+	    .where = c->where,
+	    .basedir = c->basedir,
+	};
+	msg[0] = 0;
+	ret = tcf_chain_delete(&q->chain, &req, msg, sizeof(msg));
+	return ret ? pass_on(c, ret, msg) : 0;
+}
+
+static int filter_list(struct tc_cmd *c, int argc, char **argv)
+{
+	struct tc_show_opts o = {.stats = c->stats, .details = c->details};
+	struct filter_req r;
+	struct dev *d;
+	int ret;
+
+	ret = parse_filter_req(c, argc, argv, &r, 1);
+	if (ret)
+		return ret;
+	if (!r.dev)
+		return 0; /* the kernel dumps the filters of one device only */
+	ret = get_dev(c, r.dev, 0, &d);
+	if (ret)
+		return ret;
+	o.has_parent = r.parent != 0;
+	o.parent = r.parent;
+	o.pref = r.pref;
+	o.protocol = r.protocol_set ? r.protocol : 0;
+	o.has_chain = r.chain_set;
+	tc_show_filter_opts(d, c->out, &o);
+	return 0;
+}
+
+static int do_filter(struct tc_cmd *c, int argc, char **argv)
+{
+	const char *w;
+
+	if (argc < 1)
+		return filter_list(c, 0, NULL);
+	w = argv[0];
+	if (tc_matches(w, "add"))
+		return filter_modify(c, 1, 1, argc - 1, argv + 1);
+	if (tc_matches(w, "change"))
+		return filter_modify(c, 0, 0, argc - 1, argv + 1);
+	if (tc_matches(w, "replace"))
+		return filter_modify(c, 1, 0, argc - 1, argv + 1);
+	if (tc_matches(w, "delete"))
+		return filter_delete(c, argc - 1, argv + 1);
+	if (tc_matches(w, "get"))
+		return not_modelled(c, "tc filter get");
+	if (tc_matches(w, "list") || tc_matches(w, "show") || tc_matches(w, "lst"))
+		return filter_list(c, argc - 1, argv + 1);
+	if (tc_matches(w, "help"))
+		return fail(c, -EINVAL, "%s", filter_usage);
+	return fail(c, -EINVAL, "Command \"%s\" is unknown, try \"tc filter help\".", w);
+}
+
+/* ---- tc ---- */
+
+static const char tc_usage[] = "Usage: tc [ OPTIONS ] OBJECT { COMMAND | help }";
+
+/* tc.c's global options: -s and -d are what tcsim prints with; the others
+ * tc knows are refused by name. */
+static int global_option(struct tc_cmd *c, const char *w)
+{
+	static const char *const unmodelled[] = {
+	    "-raw",	  "-pretty", "-graph", "-Version", "-help",    "-force",
+	    "-batch",	  "-netns",  "-names", "-nm",	   "-cf",      "-conf",
+	    "-timestamp", "-tshort", "-iec",   "-json",	   "-oneline", "-brief",
+	};
+	const char *o = w[1] == '-' ? w + 1 : w;
+
+	if (tc_matches(o, "-stats") || tc_matches(o, "-statistics")) {
+		c->stats++;
+		return 0;
+	}
+	if (tc_matches(o, "-details")) {
+		c->details++;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(unmodelled) / sizeof(unmodelled[0]); i++)
+		if (tc_matches(o, unmodelled[i]))
+			return fail(c, -EOPNOTSUPP, "tcsim: tc option \"%s\" is not modelled", w);
+	return fail(c, -EINVAL, "Option \"%s\" is unknown, try \"tc -help\".", w);
+}
+
+int tc_exec(struct sim *s, int argc, char **argv, const char *where, const char *basedir, FILE *out,
+	    char *err, size_t errlen)
+{
+	struct tc_cmd c = {
+	    .s = s,
+	    .where = where && *where ? where : "tc",
+	    .basedir = basedir,
+	    .out = out ? out : stdout,
+	    .err = err,
+	    .errlen = errlen,
+	};
+	const char *obj;
+	int i = 0, ret;
+
+	if (err && errlen)
+		err[0] = 0;
+	if (argc > 0 && is_tc(argv[0]))
+		i++;
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		ret = global_option(&c, argv[i]);
+		if (ret)
+			return ret;
+	}
+	if (i >= argc)
+		return fail(&c, -EINVAL, "%s", tc_usage);
+	obj = argv[i++];
+	if (tc_matches(obj, "qdisc"))
+		return do_qdisc(&c, argc - i, argv + i);
+	if (tc_matches(obj, "class"))
+		return do_class(&c, argc - i, argv + i);
+	if (tc_matches(obj, "filter"))
+		return do_filter(&c, argc - i, argv + i);
+	if (tc_matches(obj, "chain") || tc_matches(obj, "actions") || tc_matches(obj, "monitor") ||
+	    tc_matches(obj, "exec"))
+		return fail(&c, -EOPNOTSUPP, "tcsim: \"tc %s\" is not modelled", obj);
+	if (tc_matches(obj, "help"))
+		return fail(&c, -EINVAL, "%s", tc_usage);
+	return fail(&c, -EINVAL, "Object \"%s\" is unknown, try \"tc help\".", obj);
+}
+
+/* ---- scripts ---- */
+
+struct words {
+	char **v;
+	int n, cap;
+	char *w; /* the word being read */
+	size_t len, wcap;
+	int open; /* a word has started (even an empty '' one) */
+};
+
+static int word_putc(struct words *ws, char ch)
+{
+	if (ws->len + 1 >= ws->wcap) {
+		size_t cap = ws->wcap ? ws->wcap * 2 : 64;
+		char *w = realloc(ws->w, cap);
+
+		if (!w)
+			return -ENOMEM;
+		ws->w = w;
+		ws->wcap = cap;
+	}
+	ws->w[ws->len++] = ch;
+	ws->open = 1;
+	return 0;
+}
+
+static int word_end(struct words *ws)
+{
+	char *w;
+
+	if (!ws->open)
+		return 0;
+	if (ws->n + 1 >= ws->cap) {
+		int cap = ws->cap ? ws->cap * 2 : 16;
+		char **v = realloc(ws->v, (size_t)cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		ws->v = v;
+		ws->cap = cap;
+	}
+	w = malloc(ws->len + 1);
+	if (!w)
+		return -ENOMEM;
+	memcpy(w, ws->w, ws->len);
+	w[ws->len] = 0;
+	ws->v[ws->n++] = w;
+	ws->v[ws->n] = NULL;
+	ws->len = 0;
+	ws->open = 0;
+	return 0;
+}
+
+static void words_clear(struct words *ws)
+{
+	for (int i = 0; i < ws->n; i++)
+		free(ws->v[i]);
+	ws->n = 0;
+	ws->len = 0;
+	ws->open = 0;
+}
+
+static void words_free(struct words *ws)
+{
+	words_clear(ws);
+	free(ws->v);
+	free(ws->w);
+}
+
+/* '$' that a shell would expand. */
+static int is_expansion(const char *p)
+{
+	char n = p[1];
+
+	return (n >= 'a' && n <= 'z') || (n >= 'A' && n <= 'Z') || (n >= '0' && n <= '9') ||
+	       (n && strchr("_{(@*#?$!-", n));
+}
+
+static int script_fail(char *err, size_t errlen, int code, const char *name, int line,
+		       const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!err || !errlen)
+		return code;
+	n = snprintf(err, errlen, "%s:%d: ", name, line);
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < errlen)
+		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* The word of the text starting at p, for messages. */
+static void token_at(const char *p, char *buf, size_t n)
+{
+	size_t i = 0;
+
+	while (p[i] && !strchr(" \t\r\n", p[i]) && i + 1 < n && i < 40)
+		i++;
+	memcpy(buf, p, i);
+	buf[i] = 0;
+}
+
+int tc_run_script(struct sim *s, const char *text, const char *name, const char *basedir, FILE *out,
+		  char *err, size_t errlen)
+{
+	struct words ws = {0};
+	const char *p = text;
+	int line = 1, start = 1, ret = 0;
+	char tok[48];
+
+	if (!name || !*name)
+		name = "tc";
+	if (err && errlen)
+		err[0] = 0;
+	for (;;) {
+		char ch = *p;
+
+		if (ch == '\0' || ch == '\n') {
+			if ((ret = word_end(&ws)))
+				break;
+			if (ws.n) {
+				char where[512];
+
+				snprintf(where, sizeof(where), "%s:%d", name, start);
+				ret = tc_exec(s, ws.n, ws.v, where, basedir, out, err, errlen);
+				words_clear(&ws);
+				if (ret)
+					break;
+			}
+			if (!ch)
+				break;
+			line++;
+			p++;
+			continue;
+		}
+		if (!ws.n && !ws.open)
+			start = line;
+		if (strchr(" \t\r\f\v", ch)) {
+			if ((ret = word_end(&ws)))
+				break;
+			p++;
+		} else if (ch == '#' && !ws.open) {
+			while (*p && *p != '\n')
+				p++;
+		} else if (ch == '\\') {
+			if (p[1] == '\n' || (p[1] == '\r' && p[2] == '\n')) {
+				line++;
+				p += p[1] == '\r' ? 3 : 2;
+			} else if (!p[1]) {
+				p++;
+			} else {
+				if ((ret = word_putc(&ws, p[1])))
+					break;
+				p += 2;
+			}
+		} else if (ch == '\'') {
+			int from = line;
+
+			ws.open = 1;
+			for (p++; *p && *p != '\''; p++) {
+				if (*p == '\n')
+					line++;
+				if ((ret = word_putc(&ws, *p)))
+					break;
+			}
+			if (ret)
+				break;
+			if (!*p) {
+				ret = script_fail(err, errlen, -EINVAL, name, from,
+						  "unterminated ' quote");
+				break;
+			}
+			p++;
+		} else if (ch == '"') {
+			int from = line;
+
+			ws.open = 1;
+			for (p++; *p && *p != '"'; p++) {
+				if (*p == '\\' && p[1] && strchr("\"\\$`\n", p[1])) {
+					if (p[1] == '\n')
+						line++;
+					else if ((ret = word_putc(&ws, p[1])))
+						break;
+					p++;
+					continue;
+				}
+				if (*p == '`' || (*p == '$' && is_expansion(p))) {
+					token_at(p, tok, sizeof(tok));
+					ret = script_fail(
+					    err, errlen, -EINVAL, name, line,
+					    "\"%s\": tcsim runs no shell: no command "
+					    "substitution or variables (bpf asm-file F.ops "
+					    "assembles a program)",
+					    tok);
+					break;
+				}
+				if (*p == '\n')
+					line++;
+				if ((ret = word_putc(&ws, *p)))
+					break;
+			}
+			if (ret)
+				break;
+			if (!*p) {
+				ret = script_fail(err, errlen, -EINVAL, name, from,
+						  "unterminated \" quote");
+				break;
+			}
+			p++;
+		} else if (ch == '`' || (ch == '$' && is_expansion(p))) {
+			token_at(p, tok, sizeof(tok));
+			ret = script_fail(err, errlen, -EINVAL, name, line,
+					  "\"%s\": tcsim runs no shell: no command substitution or "
+					  "variables (bpf asm-file F.ops assembles a program)",
+					  tok);
+			break;
+		} else {
+			if ((ret = word_putc(&ws, ch)))
+				break;
+			p++;
+		}
+	}
+	if (ret == -ENOMEM && err && errlen && !err[0])
+		script_fail(err, errlen, ret, name, line, "out of memory");
+	words_free(&ws);
+	return ret;
+}
+
+int tc_run_file(struct sim *s, const char *path, FILE *out, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL, *dir = NULL, *slash;
+	size_t len = 0, cap = 0;
+	int ret;
+
+	if (!f) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(-ret));
+		return ret;
+	}
+	for (;;) {
+		size_t got;
+
+		if (len + 4096 + 1 > cap) {
+			char *t;
+
+			cap = cap ? cap * 2 : 8192;
+			t = realloc(text, cap);
+			if (!t) {
+				ret = -ENOMEM;
+				snprintf(err, errlen, "%s: out of memory", path);
+				goto out;
+			}
+			text = t;
+		}
+		got = fread(text + len, 1, cap - len - 1, f);
+		len += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		ret = -EIO;
+		snprintf(err, errlen, "%s: read error", path);
+		goto out;
+	}
+	text[len] = 0;
+	dir = strdup(path);
+	if (!dir) {
+		ret = -ENOMEM;
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto out;
+	}
+	slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir ? 1 : 0] = 0;
+	ret = tc_run_script(s, text, path, slash ? dir : NULL, out, err, errlen);
+out:
+	fclose(f);
+	free(text);
+	free(dir);
+	return ret;
+}

@@ -1,0 +1,52 @@
+/* tc.h - iproute2's `tc` for the simulation: qdisc, class and filter
+ * commands applied with the kernel's rules (net/sched/sch_api.c,
+ * cls_api.c), and the show commands in current tc's output format. */
+#ifndef TCSIM_TC_H
+#define TCSIM_TC_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "sim.h"
+
+/* One tc command, already split into words, with or without the leading
+ * "tc". `where` ("file:line") starts every error message; `basedir` is
+ * where relative file names (bpf bytecode-file, asm-file) start, NULL for
+ * the working directory. Show commands print to `out`. 0 or -errno with
+ * a one-line message in err. A failed command leaves every qdisc and
+ * filter as it was (a device it named may have been created). */
+int tc_exec(struct sim *s, int argc, char **argv, const char *where, const char *basedir, FILE *out,
+	    char *err, size_t errlen);
+
+/* A script of tc commands: one per line, optional leading "tc", '#'
+ * comments, '\' continuations, and single and double quotes grouping
+ * words as a shell does (no expansions). Stops at the first error, which
+ * names "name:line" and the word at fault. */
+int tc_run_script(struct sim *s, const char *text, const char *name, const char *basedir, FILE *out,
+		  char *err, size_t errlen);
+/* The same for a file; relative file names inside start at its folder. */
+int tc_run_file(struct sim *s, const char *path, FILE *out, char *err, size_t errlen);
+
+/* tc [-s] qdisc show dev D, tc [-s] class show dev D, tc filter show dev D */
+void tc_show_qdisc(const struct dev *d, FILE *out, int stats);
+void tc_show_class(const struct dev *d, FILE *out, int stats);
+void tc_show_filter(const struct dev *d, FILE *out);
+
+/* What a show command selects and how it prints (tc_show.c). */
+struct tc_show_opts {
+	int stats, details;
+	int with_dev;	/* no "dev D" given: lines name the device */
+	int invisible;	/* tc qdisc show ... invisible */
+	int has_parent; /* "parent P" or "root" given */
+	uint32_t parent;
+	int has_handle; /* tc qdisc show ... handle H, tc class show ... classid C */
+	uint32_t handle;
+	uint32_t pref;	   /* tc filter show ... pref N (0: all) */
+	uint16_t protocol; /* ... protocol P (0: all) */
+	int has_chain;	   /* ... chain 0 */
+};
+void tc_show_qdisc_opts(const struct dev *d, FILE *out, const struct tc_show_opts *o);
+void tc_show_class_opts(const struct dev *d, FILE *out, const struct tc_show_opts *o);
+void tc_show_filter_opts(const struct dev *d, FILE *out, const struct tc_show_opts *o);
+
+#endif

@@ -1,0 +1,160 @@
+# prio_lib.sh - helpers shared by tests/qemu/prio_oracle.sh (the live kernel
+# under qemu) and tests/cli/prio_recorded.sh (its recorded numbers): the
+# case list, captures, running tcsim the way the oracle runs the kernel, and
+# reading both sides' per-class counts. Sourced from the repository root;
+# needs SHARED (../shared) and TCSIM set.
+
+PQ_DATA=tests/data/qemu
+PQ_DEV=eth0
+
+# pq_cases [NAME...]: the case lines of cases.txt (all, or the named ones),
+# comments and blank lines removed: "name template capture priority [flags]".
+pq_cases() {
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$PQ_DATA/cases.txt" |
+		awk -v names=" $* " 'names == "  " || index(names, " " $1 " ")'
+}
+
+# pq_has_flag FLAGS FLAG: FLAGS (comma- or space-separated) includes FLAG.
+pq_has_flag() {
+	case ",$(echo "$1" | tr ' ' ','),"  in *",$2,"*) return 0 ;; esac
+	return 1
+}
+
+# pq_capture SPEC DIR: prints the path of the case's capture. A+B+... is
+# made in DIR from A's header and every file's records, in that order
+# (all must share the byte order/timestamp magic and the link type).
+# Returns 1, printing the path of a file that is absent (or unlike the first).
+pq_capture() {
+	case $1 in
+	*+*) ;;
+	*)
+		if [ -r "$SHARED/pcaps/$1" ]; then echo "$SHARED/pcaps/$1"; return 0; fi
+		echo "$SHARED/pcaps/$1"
+		return 1
+		;;
+	esac
+	head=""
+	for f in $(echo "$1" | tr '+' ' '); do
+		p=$SHARED/pcaps/$f
+		[ -r "$p" ] || { echo "$p"; return 1; }
+		key="$(od -An -tx1 -N4 "$p") $(od -An -tx1 -j20 -N4 "$p")"
+		[ -z "$head" ] && head=$key
+		if [ "$key" != "$head" ]; then
+			echo "$p (magic or link type unlike the first file's)"
+			return 1
+		fi
+	done
+	out=$2/$(echo "$1" | tr '+' '_')
+	if [ ! -s "$out" ]; then
+		first=1
+		for f in $(echo "$1" | tr '+' ' '); do
+			if [ $first = 1 ]; then cat "$SHARED/pcaps/$f"; else tail -c +25 "$SHARED/pcaps/$f"; fi
+			first=0
+		done >"$out.tmp" && mv "$out.tmp" "$out"
+	fi
+	echo "$out"
+}
+
+# pq_tcsim_script TEMPLATE OUT: the template's lines for tcsim ($DEV -> eth0).
+pq_tcsim_script() {
+	sed 's/\$DEV/'"$PQ_DEV"'/g' "$PQ_DATA/$1" >"$2"
+}
+
+# pq_run CMD...: CMD under a time limit of PQ_TIMEOUT seconds (default 60)
+# when coreutils' timeout is there, so a simulation that never ends fails
+# the case (exit 124, with a line on stderr) instead of the whole test run.
+pq_run() {
+	if command -v timeout >/dev/null 2>&1; then
+		timeout "${PQ_TIMEOUT:-60}" "$@"
+		r=$?
+		[ $r -eq 124 ] && echo "did not finish within ${PQ_TIMEOUT:-60} s (killed)" >&2
+		return $r
+	fi
+	"$@"
+}
+
+# pq_tcsim TEMPLATE CAPTURE PRIORITY DIR: runs tcsim as the oracle runs the
+# kernel: a line rate nothing queues at, VLAN tags kept in the frame as the
+# injector sends them, a fixed priority (or forward for "tos"), paced so that
+# the capture's own timestamps (years apart in joined captures) do not
+# matter. Leaves DIR/tcsim.json, .out, .err; returns tcsim's exit status.
+pq_tcsim() {
+	pq_tcsim_script "$1" "$4/tcsim.tc"
+	p=$3
+	[ "$p" = tos ] && p=forward
+	rm -f "$4/tcsim.json"
+	pq_run "$TCSIM" run --tc "$4/tcsim.tc" --rate 100gbit --vlan inline --pps 10000 --priority "$p" \
+		--json "$4/tcsim.json" "$2" >"$4/tcsim.out" 2>"$4/tcsim.err" </dev/null
+}
+
+# pq_tcsim_filters TEMPLATE CAPTURE DIR: tcsim's `tc filter show` after the
+# template's commands (the template plus one show line, one packet; with
+# --json - the text report, whose "filter hits:" line would mix in, is not
+# printed), to DIR/tcsim.filters.
+pq_tcsim_filters() {
+	pq_tcsim_script "$1" "$3/tcsim_f.tc"
+	echo "tc filter show dev $PQ_DEV" >>"$3/tcsim_f.tc"
+	pq_run "$TCSIM" run --tc "$3/tcsim_f.tc" --rate 100gbit --limit 1 --json - "$2" \
+		>"$3/tcsim_f.out" 2>"$3/tcsim_f.err" </dev/null || return 1
+	grep '^filter ' "$3/tcsim_f.out" >"$3/tcsim.filters"
+}
+
+# pq_section WORD FILE: the `tc -s WORD show` part of the oracle's output
+# (WORD = qdisc, class or filter): each header line and the lines under it.
+pq_section() {
+	awk -v w="$1" '/^(qdisc|class|filter) / { s = $1 } s == w' "$2"
+}
+
+# pq_kclasses FILE: "classid packets bytes" for each `class prio` of a
+# `tc -s class show` text, in the kernel's order.
+pq_kclasses() {
+	awk '$1 == "class" && $2 == "prio" { id = $3; next }
+	     id != "" && $1 == "Sent" { print id, $4, $2; id = "" }' "$1"
+}
+
+# pq_tclasses FILE: the same from tcsim's JSON report (one class a line).
+pq_tclasses() {
+	sed -n 's/.*{"classid": "\([^"]*\)", "packets": \([0-9]*\), "bytes": \([0-9]*\),.*/\1 \2 \3/p' "$1"
+}
+
+# pq_filters FILE: "PREF->FLOWID, ..." for the filter entries (the lines with a
+# handle) of a `tc filter show` text, in dump order ("-" when no flowid).
+pq_filters() {
+	awk '/^filter / && / handle / {
+		pref = "-"; flow = "-"
+		for (i = 1; i < NF; i++) {
+			if ($i == "pref") pref = $(i + 1)
+			if ($i == "flowid" || $i == "classid") flow = $(i + 1)
+		}
+		out = out (out == "" ? "" : ", ") pref "->" flow
+	}
+	END { print out }' "$1"
+}
+
+# pq_compare KERNEL TCSIM: compares "classid packets bytes" lists of the
+# prio 1: classes. A class missing on one side counts as 0/0. Prints
+# "1:1 770/164926 1:2 ..." (the kernel's numbers) and returns 0 when they
+# agree; else prints each difference and returns 1.
+pq_compare() {
+	awk 'function f(v) { split(v, a, " "); return a[1] " pkt/" a[2] " B" }
+	     FNR == NR { if ($1 ~ /^1:/) { k[$1] = $2 " " $3; ids[++n] = $1 }; next }
+	     $1 ~ /^1:/ { t[$1] = $2 " " $3 }
+	     END {
+		for (i = 1; i <= n; i++) {
+			id = ids[i]; tv = (id in t) ? t[id] : "0 0"
+			if (tv != k[id]) bad = bad " " id ": kernel " f(k[id]) ", tcsim " f(tv) ";"
+		}
+		for (id in t) if (!(id in k) && t[id] != "0 0")
+			bad = bad " " id ": kernel none, tcsim " f(t[id]) ";"
+		if (n == 0) bad = " the kernel listed no prio class;"
+		if (bad != "") { print substr(bad, 2); exit 1 }
+		out = ""
+		for (i = 1; i <= n; i++) { split(k[ids[i]], a, " "); out = out " " ids[i] " " a[1] "/" a[2] }
+		print substr(out, 2)
+	     }' "$1" "$2"
+}
+
+# pq_elapsed T0: seconds since T0 (date +%s.%N), one decimal.
+pq_elapsed() {
+	awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'
+}

@@ -107,6 +107,7 @@ void tc_print_classid(char *buf, size_t n, uint32_t h);
 /* EtherType names as tc takes them (ll_proto_a2n): all ip ipv6 arp 802.1Q
  * 802.1ad ... or a number. */
 int tc_get_protocol(uint16_t *out, const char *s);
+/* ll_proto_n2a: a known EtherType by name, any other in decimal, "[4660]". */
 void tc_print_protocol(char *buf, size_t n, uint16_t proto);
 /* tc's keyword prefix match: arg is a non-empty prefix of keyword. */
 int tc_matches(const char *arg, const char *keyword);

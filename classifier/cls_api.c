@@ -50,7 +50,7 @@ int tcf_chain_change(struct tcf_chain *chain, const struct tcf_request *req,
 	if (automatic) {
 		if (!req->create)
 			return fail(err, errlen, -ENOENT,
-				    "%s: RTNETLINK answers: No such file or directory (change needs a pref)",
+				    "%s: RTNETLINK answers: No such file or directory (Invalid filter command with priority of zero)",
 				    req->where);
 		prio = 0x80000000u;
 	}
@@ -61,18 +61,18 @@ int tcf_chain_change(struct tcf_chain *chain, const struct tcf_request *req,
 	if (*pp && (*pp)->prio == prio) {
 		if (automatic)
 			return fail(err, errlen, -ENOSPC,
-				    "%s: RTNETLINK answers: No space left on device (lowest automatic pref already in use)",
+				    "%s: RTNETLINK answers: No space left on device (Lowest ID from auto-alloc range already in use)",
 				    req->where);
 		if (req->protocol && (*pp)->protocol != req->protocol)
 			return fail(err, errlen, -EINVAL,
-				    "%s: RTNETLINK answers: Invalid argument (pref %u already holds protocol 0x%04x filters)",
+				    "%s: RTNETLINK answers: Invalid argument (Protocol mismatch for filter with specified priority: pref %u holds protocol 0x%04x)",
 				    req->where, req->pref, (*pp)->protocol);
 		tp = *pp;
 	}
 	if (!tp) {
 		if (!req->kind)
 			return fail(err, errlen, -ENOENT,
-				    "%s: RTNETLINK answers: No such file or directory (no filter at pref %u)",
+				    "%s: RTNETLINK answers: No such file or directory (Filter with specified priority/protocol not found: pref %u)",
 				    req->where, req->pref);
 		if (!req->protocol)
 			return fail(err, errlen, -EINVAL,

@@ -196,7 +196,7 @@ static int cls_bpf_change(struct tcf_proto *tp, const struct tcf_request *req,
 		for (old = head->plist; old && old->handle != req->handle; old = old->next)
 			;
 		if (old && req->excl)
-			return fail(err, errlen, -EEXIST, "%s: RTNETLINK answers: File exists", req->where);
+			return fail(err, errlen, -EEXIST, "%s: RTNETLINK answers: File exists (Filter already exists: handle 0x%x)", req->where, req->handle);
 	}
 	p = calloc(1, sizeof(*p));
 	if (!p)

@@ -120,5 +120,5 @@ void tc_print_protocol(char *buf, size_t n, uint16_t proto)
 			snprintf(buf, n, "%s", protos[i].name);
 			return;
 		}
-	snprintf(buf, n, "[%04x]", proto);
+	snprintf(buf, n, "[%u]", proto);
 }

@@ -33,7 +33,7 @@ static int fifo_init(struct qdisc *q, int argc, char **argv, char *err, size_t e
 			r = bytes ? tc_get_size(&f->limit, argv[i + 1])
 				  : tc_get_u32(&f->limit, argv[i + 1], 0);
 			if (r) {
-				snprintf(err, errlen, "%s: Illegal \"limit\" \"%s\"", q->ops->id, argv[i + 1]);
+				snprintf(err, errlen, "%s: Illegal value for \"limit\": \"%s\"", q->ops->id, argv[i + 1]);
 				return -EINVAL;
 			}
 			i++;

@@ -31,12 +31,10 @@ static int prio_parse(int argc, char **argv, int *bands, uint8_t map[16], char *
 		if (!strcmp(argv[i], "bands")) {
 			uint32_t v;
 
-			if (in_map) {
-				snprintf(err, errlen, "prio: \"bands\" must come before \"priomap\"");
-				return -EINVAL;
-			}
+			/* tc prints its usage here when priomap came first, and goes on:
+			 * the entries already read were checked against the old count */
 			if (i + 1 >= argc || tc_get_u32(&v, argv[i + 1], 10) || v > 0x7fffffff) {
-				snprintf(err, errlen, "prio: Illegal \"bands\" \"%s\"", i + 1 < argc ? argv[i + 1] : "");
+				snprintf(err, errlen, "Illegal \"bands\": \"%s\"", i + 1 < argc ? argv[i + 1] : "");
 				return -EINVAL;
 			}
 			*bands = (int)v;
@@ -49,16 +47,16 @@ static int prio_parse(int argc, char **argv, int *bands, uint8_t map[16], char *
 			uint32_t band;
 
 			if (tc_get_u32(&band, argv[i], 10)) {
-				snprintf(err, errlen, "prio: Illegal \"priomap\" element \"%s\"", argv[i]);
+				snprintf(err, errlen, "Illegal \"priomap\" element: \"%s\"", argv[i]);
 				return -EINVAL;
 			}
 			if (band >= (uint32_t)*bands) {
-				snprintf(err, errlen, "prio: Illegal \"priomap\" element \"%s\": band %u does not exist with %d bands",
+				snprintf(err, errlen, "\"priomap\" element is out of bands: \"%s\" (band %u, bands %d)",
 					 argv[i], band, *bands);
 				return -EINVAL;
 			}
 			if (idx >= 16) {
-				snprintf(err, errlen, "prio: \"priomap\" has more than 16 elements");
+				snprintf(err, errlen, "\"priomap\" index > TC_PRIO_MAX=15");
 				return -EINVAL;
 			}
 			map[idx++] = (uint8_t)band;

@@ -117,6 +117,7 @@ int sim_init(struct sim *s, const struct sim_config *cfg)
 	memset(s, 0, sizeof(*s));
 	s->cfg = *cfg;
 	rng_seed(&s->rng, cfg->seed);
+	s->qdisc_autohandle = 0x80000000u;
 	s->events = calloc(1, sizeof(*s->events));
 	return s->events ? 0 : -ENOMEM;
 }
@@ -377,6 +378,23 @@ static void arrival(struct sim *s, struct sim_source *ss)
 		sim_fail(s, -ENOMEM, "out of memory");
 }
 
+/* Every class of the root gets a report row, packets or not. */
+static void cover_class(void *arg, const struct qdisc_class *c)
+{
+	struct dev *d = arg;
+
+	if (!stats_class(&d->st, c->classid))
+		sim_fail(d->sim, -ENOMEM, "out of memory");
+}
+
+static void cover_root_classes(struct dev *d)
+{
+	if (d->root->ops->walk)
+		d->root->ops->walk(d->root, cover_class, d);
+	else if (!stats_class(&d->st, d->root->handle))
+		sim_fail(d->sim, -ENOMEM, "out of memory");
+}
+
 static int sim_idle(const struct sim *s)
 {
 	for (int i = 0; i < s->ndevs; i++)
@@ -419,6 +437,8 @@ int sim_run_until(struct sim *s, uint64_t until)
 	}
 	if (!s->failed && until != UINT64_MAX && s->now < until)
 		s->now = until;
+	for (int i = 0; i < s->ndevs && !s->failed; i++)
+		cover_root_classes(s->devs[i]);
 	return s->failed;
 }
 

@@ -57,6 +57,7 @@ struct sim {
 	struct ev_heap *events;
 	uint64_t next_seq; /* insertion order, the tie-break of simultaneous events */
 	uint64_t work_events; /* pending arrivals and transmissions (not timers) */
+	uint32_t qdisc_autohandle; /* the kernel's qdisc_alloc_handle counter */
 	struct dev *devs[SIM_MAX_DEVS];
 	int ndevs;
 	struct sim_source {

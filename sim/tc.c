@@ -306,37 +306,17 @@ static int handle_in_use(const struct dev *d, uint32_t h)
 	return qdisc_lookup(d->root, h) != NULL;
 }
 
-static void highest_auto(const struct qdisc *q, uint32_t *max);
-
-static void highest_auto_class(void *arg, const struct qdisc_class *c)
-{
-	if (c->leaf)
-		highest_auto(c->leaf, arg);
-}
-
-static void highest_auto(const struct qdisc *q, uint32_t *max)
-{
-	if (q->handle > 0x80000000u && q->handle < 0xffff0000u && q->handle > *max)
-		*max = q->handle;
-	if (q->ops->walk)
-		q->ops->walk(q, highest_auto_class, max);
-}
-
-/* qdisc_alloc_handle: the next handle from 0x8001: on, skipping handles in
- * use on the device. The kernel's counter is global; tcsim goes on after
- * the highest automatic handle in use anywhere in the simulation. */
+/* qdisc_alloc_handle: one counter per simulation (the kernel's is global),
+ * advanced on every use, from 8001: up, wrapping from ffff: to 8000:, skipping
+ * handles in use on the device. */
 static uint32_t alloc_handle(struct sim *s, const struct dev *d)
 {
-	uint32_t h = 0x80000000u;
-
-	for (int i = 0; i < s->ndevs; i++)
-		highest_auto(s->devs[i]->root, &h);
 	for (int i = 0; i < 0x8000; i++) {
-		h += 0x10000u;
-		if (h == 0xffff0000u)
-			h = 0x80010000u;
-		if (!handle_in_use(d, h))
-			return h;
+		s->qdisc_autohandle += 0x10000u;
+		if (s->qdisc_autohandle == 0xffff0000u)
+			s->qdisc_autohandle = 0x80000000u;
+		if (!handle_in_use(d, s->qdisc_autohandle))
+			return s->qdisc_autohandle;
 	}
 	return 0;
 }

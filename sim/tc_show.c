@@ -224,14 +224,6 @@ static void print_filter_line(void *arg, const char *text)
 	fprintf(ctx->out, "%s%s\n", ctx->head, text);
 }
 
-/* ll_proto_n2a: a known EtherType by name, any other in decimal, "[4660]". */
-static void print_protocol(char *buf, size_t n, uint16_t proto)
-{
-	tc_print_protocol(buf, n, proto);
-	if (buf[0] == '[')
-		snprintf(buf, n, "[%u]", proto);
-}
-
 /* tc_dump_tfilter: the root qdisc's chain, or the qdisc named by parent;
  * a class (minor) has no chain of its own in prio and sfq. Per tcf_proto a
  * header line, then one line per program from the kind's dump. */
@@ -263,7 +255,7 @@ void tc_show_filter_opts(const struct dev *d, FILE *out, const struct tc_show_op
 			n += (size_t)snprintf(head + n, sizeof(head) - n, "parent %s ", id);
 		}
 		if (!o->protocol) {
-			print_protocol(proto, sizeof(proto), tp->protocol);
+			tc_print_protocol(proto, sizeof(proto), tp->protocol);
 			n += (size_t)snprintf(head + n, sizeof(head) - n, "protocol %s ", proto);
 		}
 		if (!o->pref)

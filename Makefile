@@ -2,6 +2,7 @@
 #   make            build ./tcsim
 #   make demo       the main job (installs missing Debian packages first)
 #   make check      every test: CUnit suites, command-level, kernel differential
+#   make check-qemu prio/sfq against a real kernel in qemu (slow; root)
 #   make asan       the same tests under AddressSanitizer + UBSan
 #   make bench      interpreter speed against libpcap's bpf_filter
 #   make deps       install missing Debian packages (needs root)
@@ -31,7 +32,7 @@ TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 BENCH_BIN := $(BUILD)/bench/bpf_bench
 
-.PHONY: all demo check check-unit check-cli check-kernel asan bench deps deps-check format clean
+.PHONY: all demo check check-qemu asan bench deps deps-check format clean
 all: deps-check tcsim
 
 tcsim: $(BUILD)/tcsim
@@ -67,6 +68,12 @@ demo: deps-check tcsim
 
 check: deps-check $(BUILD)/tcsim $(UNIT_BIN) $(TOOL_BIN)
 	@TCSIM=$(CURDIR)/$(BUILD)/tcsim BUILD=$(CURDIR)/$(BUILD) sh tests/run_all.sh
+
+# prio and sfq against Debian's kernel booted in qemu (root; ~3 minutes):
+# tests/qemu/prio_oracle.sh replays each recorded case live. make check
+# compares with the recorded kernel output instead (tests/cli/prio_recorded.sh).
+check-qemu: deps-check $(BUILD)/tcsim
+	@TCSIM=$(CURDIR)/$(BUILD)/tcsim sh tests/qemu/prio_oracle.sh
 
 # Same tests, separate build tree, sanitizers on, any report fatal.
 asan:

@@ -38,6 +38,7 @@ static struct qdisc *qdisc_alloc(const struct qdisc_ops *ops, struct qdisc_env *
 	q->env = env;
 	q->handle = handle;
 	q->parent = parent;
+	q->seq = ++env->qdisc_seq;
 	q->chain.kernel = env->kernel;
 	return q;
 }

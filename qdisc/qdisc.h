@@ -35,6 +35,7 @@ struct qdisc_env {
 	/* the root qdisc classified p (its verdict fields are set) */
 	void (*classified)(void *arg, const struct pkt *p);
 	void *arg;
+	uint64_t qdisc_seq; /* creation counter of the device's qdiscs */
 };
 
 struct qdisc_stats {
@@ -92,6 +93,7 @@ struct qdisc {
 	struct tcf_chain chain; /* filters (if ops->has_filters) */
 	struct qdisc_stats s;
 	int invisible;          /* a default child (handle 0) */
+	uint64_t seq;           /* creation order on the device (tc qdisc show) */
 	void *priv;
 };
 

@@ -47,9 +47,14 @@ static unsigned qdisc_bucket(uint32_t handle)
 /* Current kernels dump dev->qdisc_hash bucket by bucket, each bucket
  * newest first (hash_add puts a qdisc at the head); 3.13 dumps its list
  * in creation order. Default children (handle 0) are in the hash but
- * invisible; 3.13 never listed them. A qdisc carries no creation stamp,
- * so the tree walk stands in for creation order: exact when a script adds
- * children in band order, not after out-of-order adds or regrafts. */
+ * invisible; 3.13 never listed them. Order by the creation stamp. */
+static int by_seq(const void *a, const void *b)
+{
+	const struct qdisc *x = *(const struct qdisc *const *)a, *y = *(const struct qdisc *const *)b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 static int qdisc_order(const struct dev *d, int invisible, const struct qdisc **out, int max)
 {
 	int current = d->env.kernel != BPF_KERNEL_3_13;
@@ -58,9 +63,10 @@ static int qdisc_order(const struct dev *d, int invisible, const struct qdisc **
 
 	order_collect(d->root, &ctx);
 	n = ctx.n < max ? ctx.n : max;
+	qsort(out, (size_t)n, sizeof(*out), by_seq);
 	if (!current)
 		return n;
-	/* stable by bucket; reversed tree order inside a bucket */
+	/* stable by bucket; newest first inside a bucket */
 	for (int i = 0; i < n / 2; i++) {
 		const struct qdisc *t = out[i];
 

@@ -59,12 +59,13 @@ $(BUILD)/tools/%: $(BUILD)/tests/tools/%.o $(SUP_OBJ) $(BUILD)/libtcsim.a
 $(BENCH_BIN): $(BUILD)/bench/bpf_bench.o $(SUP_OBJ) $(BUILD)/libtcsim.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-# The main job (for now): the seed commit's ssh.ops, assembled, shown and run over a
-# real SSH capture.
+# The main job (until the Lua scenario lands): the seed commit's ssh.ops
+# assembled and run over a real SSH capture, then its whole policy (prio,
+# sfq, four bpf filters) on a 256 kbit/s link.
 demo: deps-check tcsim
 	./tcsim bpf asm scenarios/filters/ssh.ops
-	./tcsim bpf disasm -a scenarios/filters/ssh.ops
 	./tcsim bpf run -a scenarios/filters/ssh.ops scenarios/captures/ssh_hydra.pcap
+	./tcsim run --tc scenarios/ssh_http.tc --rate 256kbit scenarios/captures/ssh_hydra.pcap
 
 check: deps-check $(BUILD)/tcsim $(UNIT_BIN) $(TOOL_BIN)
 	@TCSIM=$(CURDIR)/$(BUILD)/tcsim BUILD=$(CURDIR)/$(BUILD) sh tests/run_all.sh

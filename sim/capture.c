@@ -36,7 +36,12 @@ int cap_open(struct capture **out, const char *path, char *err, size_t errlen)
 		goto nomem;
 	c->p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, perr);
 	if (!c->p) {
-		snprintf(err, errlen, "%s: not a readable capture: %s", path, perr);
+		size_t n = strlen(path);
+		const char *why = !strncmp(perr, path, n) && perr[n] == ':' ? perr + n + 1 : perr;
+
+		while (*why == ' ')
+			why++;
+		snprintf(err, errlen, "%s: not a readable capture: %s", path, why);
 		free(c);
 		return -EINVAL;
 	}

@@ -395,29 +395,50 @@ static int parse_double(const char *s, double *out)
 	return errno || end == s || *end || *out <= 0 ? -1 : 0;
 }
 
-/* Writes the JSON report to path through a temporary file, so a failure
- * leaves nothing half-written. */
-static int write_json(const struct sim *s, const char *path)
-{
-	char tmp[4096];
+/* The JSON report goes to a temporary file opened before the run, renamed
+ * into place only when everything succeeded: a failure leaves nothing. */
+struct json_out {
 	FILE *f;
+	char tmp[4096];
+	const char *path;
+};
 
-	if (!strcmp(path, "-")) {
-		report_json(s, stdout);
+static int json_open(struct json_out *j, const char *path)
+{
+	j->path = path;
+	j->f = NULL;
+	if (!path || !strcmp(path, "-"))
 		return 0;
-	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	f = fopen(tmp, "w");
-	if (!f) {
+	snprintf(j->tmp, sizeof(j->tmp), "%s.tmp.%d", path, (int)getpid());
+	j->f = fopen(j->tmp, "w");
+	if (!j->f) {
 		fprintf(stderr, "tcsim: --json %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	report_json(s, f);
-	if (fflush(f) || ferror(f) || fclose(f) || rename(tmp, path)) {
-		fprintf(stderr, "tcsim: --json %s: %s\n", path, strerror(errno));
-		unlink(tmp);
+	return 0;
+}
+
+static void json_abort(struct json_out *j)
+{
+	if (j->f) {
+		fclose(j->f);
+		unlink(j->tmp);
+		j->f = NULL;
+	}
+}
+
+static int json_commit(struct json_out *j, const struct sim *s)
+{
+	if (!j->f)
+		return 0;
+	report_json(s, j->f);
+	if (fflush(j->f) || ferror(j->f) || fclose(j->f) || rename(j->tmp, j->path)) {
+		fprintf(stderr, "tcsim: --json %s: %s\n", j->path, strerror(errno));
+		unlink(j->tmp);
+		j->f = NULL;
 		return 1;
 	}
+	j->f = NULL;
 	return 0;
 }
 
@@ -456,6 +477,10 @@ static int cmd_sim_run(int argc, char **argv)
 	struct sim_config cfg;
 	struct replay_opts ro;
 	struct sim s;
+	struct json_out jo = {0};
+	char *tcout = NULL;
+	size_t tcout_len = 0;
+	FILE *tcmem;
 	const char *tcfile = NULL, *json = NULL, *devname = NULL;
 	char err[1024];
 	uint32_t u32;
@@ -464,6 +489,7 @@ static int cmd_sim_run(int argc, char **argv)
 	sim_config_default(&cfg);
 	replay_opts_default(&ro);
 	optind = 1;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+", longopts, &li)) != -1) {
 		const char *a = optarg;
 		int bad = 0;
@@ -521,7 +547,10 @@ static int cmd_sim_run(int argc, char **argv)
 			break;
 		case O_JSON: json = a; break;
 		case O_HELP: fputs(usage_run, stdout); return 0;
-		default: fputs(usage_run, stderr); return 2;
+		default:
+			fprintf(stderr, "tcsim run: unknown option or missing value '%s' (tcsim run --help)\n",
+				argv[optind - 1]);
+			return 2;
 		}
 		if (bad) {
 			fprintf(stderr, "tcsim run: --%s '%s': not a valid value (tcsim run --help)\n",
@@ -530,14 +559,22 @@ static int cmd_sim_run(int argc, char **argv)
 		}
 	}
 	if (!tcfile || optind >= argc) {
-		fprintf(stderr, "tcsim run: give --tc FILE and at least one CAPTURE\n%s", usage_run);
+		fprintf(stderr, "tcsim run: give --tc FILE and at least one CAPTURE (tcsim run --help)\n");
 		return 2;
 	}
-	if (sim_init(&s, &cfg)) {
+	if (json_open(&jo, json))
+		return 1;
+	tcmem = open_memstream(&tcout, &tcout_len);
+	if (!tcmem || sim_init(&s, &cfg)) {
 		fprintf(stderr, "tcsim: out of memory\n");
+		json_abort(&jo);
+		if (tcmem)
+			fclose(tcmem);
+		free(tcout);
 		return 1;
 	}
-	if (tc_run_file(&s, tcfile, stdout, err, sizeof(err))) {
+	/* show commands in the tc file print only once the run succeeded */
+	if (tc_run_file(&s, tcfile, tcmem, err, sizeof(err))) {
 		fprintf(stderr, "tcsim: %s\n", err);
 		goto out;
 	}
@@ -570,10 +607,17 @@ static int cmd_sim_run(int argc, char **argv)
 		rc = 3;
 		goto out;
 	}
-	if (!json || strcmp(json, "-"))
+	fflush(tcmem);
+	fwrite(tcout, 1, tcout_len, json && !strcmp(json, "-") ? stderr : stdout);
+	if (json && !strcmp(json, "-"))
+		report_json(&s, stdout);
+	else
 		report_text(&s, stdout);
-	rc = json ? write_json(&s, json) : 0;
+	rc = json_commit(&jo, &s);
 out:
+	json_abort(&jo);
+	fclose(tcmem);
+	free(tcout);
 	sim_free(&s);
 	return rc;
 }

@@ -290,9 +290,12 @@ int sim_add_source(struct sim *s, struct source *src, struct dev *d, int vlan_in
 
 /* ---- the device ---- */
 
+/* An offloaded VLAN tag is not in qdisc_pkt_len, but the NIC puts its four
+ * bytes back on the wire. */
 static uint64_t tx_time(const struct dev *d, const struct pkt *p)
 {
-	unsigned __int128 bits = (unsigned __int128)(p->len + d->overhead) * 8u * 1000000000u;
+	uint32_t wire = p->len + d->overhead + (p->vlan_present ? 4u : 0u);
+	unsigned __int128 bits = (unsigned __int128)wire * 8u * 1000000000u;
 
 	if (!d->rate_bps)
 		return 0;

@@ -418,7 +418,8 @@ static void test_conservation_random(void)
 		struct qdisc *root, *child;
 		struct rnd_gen g;
 		char err[512], bands[8];
-		char *pargs[] = {"bands", bands};
+		char *pargs[] = {"bands", bands, "priomap", "1", "0", "1", "1", "0", "0", "0", "0",
+				  "1", "1", "1", "1", "1", "1", "1", "1"};
 		uint64_t sum_sent = 0;
 
 		rng_seed(&g.r, (uint64_t)w + 1);
@@ -429,11 +430,18 @@ static void test_conservation_random(void)
 		cfg.rate_bps = 1000000 + rng_u64(&g.r) % 20000000;
 		cfg.txqueuelen = (uint32_t)(rng_u64(&g.r) % 20);
 		cfg.kernel = w % 2 ? BPF_KERNEL_CURRENT : BPF_KERNEL_3_13;
-		if (sim_init(&s, &cfg) || sim_dev_add(&s, "eth0", &d, err, sizeof(err)))
+		if (sim_init(&s, &cfg) || sim_dev_add(&s, "eth0", &d, err, sizeof(err))) {
+			bad++;
+			sim_free(&s);
 			break;
+		}
 		snprintf(bands, sizeof(bands), "%d", 2 + (int)(rng_u64(&g.r) % 15));
-		if (qdisc_create(&root, "prio", &d->env, 0x10000, TC_H_ROOT, 2, pargs, err, sizeof(err)))
+		if (qdisc_create(&root, "prio", &d->env, 0x10000, TC_H_ROOT, 18, pargs, err, sizeof(err))) {
+			printf("\n  workload %d: %s\n", w, err);
+			bad++;
+			sim_free(&s);
 			break;
+		}
 		dev_set_root(d, root);
 		for (uint32_t b = 1; b <= 2; b++) {
 			const char *kind = leaves[rng_u64(&g.r) % 4];

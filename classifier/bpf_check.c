@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "bpf.h"
+#include "errmsg.h"
 
 static const uint16_t allowed_codes[] = {
 	BPF_LD | BPF_IMM,	     BPF_LD | BPF_W | BPF_ABS,	BPF_LD | BPF_H | BPF_ABS,
@@ -69,18 +70,6 @@ int bpf_anc_known(uint32_t k, enum bpf_kernel kernel)
 	return 1;
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
-
 static int is_mem_op(uint16_t c)
 {
 	return c == (BPF_LD | BPF_MEM) || c == (BPF_LDX | BPF_MEM) || c == BPF_ST ||
@@ -93,32 +82,32 @@ static int check_insn(const struct sock_filter *in, uint32_t pc, uint32_t len,
 	uint16_t c = in->code;
 
 	if (!bpf_code_allowed(c))
-		return fail(err, errlen,
+		return errmsg(err, errlen, -EINVAL,
 			    "instruction %u: opcode 0x%02x is not in the kernel's classic BPF opcode whitelist",
 			    pc, c);
 	if ((c == (BPF_ALU | BPF_DIV | BPF_K) || c == (BPF_ALU | BPF_MOD | BPF_K)) && in->k == 0)
-		return fail(err, errlen, "instruction %u: %s by constant 0 (division by zero is rejected at load)",
+		return errmsg(err, errlen, -EINVAL, "instruction %u: %s by constant 0 (division by zero is rejected at load)",
 			    pc, BPF_OP(c) == BPF_DIV ? "div" : "mod");
 	if (kernel == BPF_KERNEL_CURRENT &&
 	    (c == (BPF_ALU | BPF_LSH | BPF_K) || c == (BPF_ALU | BPF_RSH | BPF_K)) && in->k >= 32)
-		return fail(err, errlen, "instruction %u: constant shift by %u (a shift must be below 32)",
+		return errmsg(err, errlen, -EINVAL, "instruction %u: constant shift by %u (a shift must be below 32)",
 			    pc, in->k);
 	if (is_mem_op(c) && in->k >= BPF_MEMWORDS)
-		return fail(err, errlen, "instruction %u: scratch memory index M[%u] (only M[0]..M[15] exist)",
+		return errmsg(err, errlen, -EINVAL, "instruction %u: scratch memory index M[%u] (only M[0]..M[15] exist)",
 			    pc, in->k);
 	if (c == (BPF_JMP | BPF_JA)) {
 		if (in->k >= len - pc - 1)
-			return fail(err, errlen, "instruction %u: ja %u jumps past the last instruction %u",
+			return errmsg(err, errlen, -EINVAL, "instruction %u: ja %u jumps past the last instruction %u",
 				    pc, in->k, len - 1);
 	} else if (BPF_CLASS(c) == BPF_JMP) {
 		if (pc + 1 + in->jt >= len || pc + 1 + in->jf >= len)
-			return fail(err, errlen,
+			return errmsg(err, errlen, -EINVAL,
 				    "instruction %u: jump target (jt %u, jf %u) past the last instruction %u",
 				    pc, in->jt, in->jf, len - 1);
 	}
 	if (BPF_CLASS(c) == BPF_LD && BPF_MODE(c) == BPF_ABS && in->k >= (uint32_t)SKF_AD_OFF &&
 	    !bpf_anc_known(in->k, kernel))
-		return fail(err, errlen, "instruction %u: unknown ancillary offset SKF_AD_OFF%+d",
+		return errmsg(err, errlen, -EINVAL, "instruction %u: unknown ancillary offset SKF_AD_OFF%+d",
 			    pc, (int32_t)(in->k - (uint32_t)SKF_AD_OFF));
 	return 0;
 }
@@ -134,7 +123,7 @@ static int check_scratch(const struct sock_filter *insns, uint32_t len, char *er
 	int ret = 0;
 
 	if (!masks)
-		return fail(err, errlen, "out of memory");
+		return errmsg(err, errlen, -EINVAL, "out of memory");
 	for (uint32_t i = 0; i < len; i++)
 		masks[i] = 0xffff;
 	for (uint32_t pc = 0; pc < len; pc++) {
@@ -149,7 +138,7 @@ static int check_scratch(const struct sock_filter *insns, uint32_t len, char *er
 		case BPF_LD | BPF_MEM:
 		case BPF_LDX | BPF_MEM:
 			if (!(memvalid & (1u << in->k))) {
-				ret = fail(err, errlen,
+				ret = errmsg(err, errlen, -EINVAL,
 					   "instruction %u: reads M[%u], which is uninitialized on some path to it",
 					   pc, in->k);
 				goto out;
@@ -179,7 +168,7 @@ int bpf_check(const struct sock_filter *insns, uint32_t len, enum bpf_kernel ker
 	int ret;
 
 	if (len == 0 || len > BPF_MAXINSNS)
-		return fail(err, errlen, "program length %u: it must be 1..%d instructions", len,
+		return errmsg(err, errlen, -EINVAL, "program length %u: it must be 1..%d instructions", len,
 			    BPF_MAXINSNS);
 	for (uint32_t pc = 0; pc < len; pc++) {
 		ret = check_insn(&insns[pc], pc, len, kernel, err, errlen);
@@ -187,7 +176,7 @@ int bpf_check(const struct sock_filter *insns, uint32_t len, enum bpf_kernel ker
 			return ret;
 	}
 	if (BPF_CLASS(insns[len - 1].code) != BPF_RET)
-		return fail(err, errlen, "instruction %u: the last instruction must be a return (ret)",
+		return errmsg(err, errlen, -EINVAL, "instruction %u: the last instruction must be a return (ret)",
 			    len - 1);
 	return check_scratch(insns, len, err, errlen);
 }

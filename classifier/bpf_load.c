@@ -9,17 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errmsg.h"
 #include "bpf_load.h"
-
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return code;
-}
 
 /* A scanf "%u"-style field: blanks, optional sign, decimal digits. Values
  * that do not fit `max` are refused (glibc's scanf would truncate them). */
@@ -72,23 +63,23 @@ int bpf_parse_bytecode(const char *str, const char *where, struct sock_filter **
 	*out = NULL;
 	*len = 0;
 	if (scan_num(&s, 0xffff, 0, &n, &neg) || *s != ',')
-		return fail(err, errlen, -EINVAL,
+		return errmsg(err, errlen, -EINVAL,
 			    "%s: bytecode must start with the instruction count and a comma (\"N,code jt jf k,...\")",
 			    where);
 	if (n == 0 || n > BPF_MAXINSNS)
-		return fail(err, errlen, -EINVAL,
+		return errmsg(err, errlen, -EINVAL,
 			    "%s: instruction count %llu: it must be 1..%d", where,
 			    (unsigned long long)n, BPF_MAXINSNS);
 	insns = calloc(n, sizeof(*insns));
 	if (!insns)
-		return fail(err, errlen, -ENOMEM, "%s: out of memory", where);
+		return errmsg(err, errlen, -ENOMEM, "%s: out of memory", where);
 	tok = s;
 	while ((tok = strchr(tok, ',')) && *++tok) {
 		uint64_t f[4];
 
 		if (i >= n) {
 			free(insns);
-			return fail(err, errlen, -EINVAL,
+			return errmsg(err, errlen, -EINVAL,
 				    "%s: more instructions than the count %llu says", where,
 				    (unsigned long long)n);
 		}
@@ -98,13 +89,13 @@ int bpf_parse_bytecode(const char *str, const char *where, struct sock_filter **
 
 			if (r == -1) {
 				free(insns);
-				return fail(err, errlen, -EINVAL,
+				return errmsg(err, errlen, -EINVAL,
 					    "%s: instruction %u: expected four numbers \"code jt jf k\", %s missing",
 					    where, i, field[j]);
 			}
 			if (r == -2) {
 				free(insns);
-				return fail(err, errlen, -EINVAL,
+				return errmsg(err, errlen, -EINVAL,
 					    "%s: instruction %u: %s is out of range (at most %llu)",
 					    where, i, field[j], (unsigned long long)max[j]);
 			}
@@ -118,7 +109,7 @@ int bpf_parse_bytecode(const char *str, const char *where, struct sock_filter **
 	}
 	if (i != n) {
 		free(insns);
-		return fail(err, errlen, -EINVAL,
+		return errmsg(err, errlen, -EINVAL,
 			    "%s: the count says %llu instructions but %u follow", where,
 			    (unsigned long long)n, i);
 	}
@@ -140,11 +131,11 @@ int bpf_read_bytecode_file(const char *path, struct sock_filter **out, uint32_t 
 	*out = NULL;
 	*len = 0;
 	if (!f)
-		return fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
+		return errmsg(err, errlen, -errno, "%s: %s", path, strerror(errno));
 	buf = malloc(limit + 1);
 	if (!buf) {
 		fclose(f);
-		return fail(err, errlen, -ENOMEM, "%s: out of memory", path);
+		return errmsg(err, errlen, -ENOMEM, "%s: out of memory", path);
 	}
 	/* Newlines become commas (never two in a row); blank runs collapse. */
 	while ((c = fgetc(f)) != EOF) {
@@ -160,14 +151,14 @@ int bpf_read_bytecode_file(const char *path, struct sock_filter **out, uint32_t 
 		if (n == limit) {
 			free(buf);
 			fclose(f);
-			return fail(err, errlen, -E2BIG, "%s: too long for a %d-instruction program",
+			return errmsg(err, errlen, -E2BIG, "%s: too long for a %d-instruction program",
 				    path, BPF_MAXINSNS);
 		}
 		buf[n++] = (char)c;
 		last = (char)c;
 	}
 	if (ferror(f)) {
-		ret = fail(err, errlen, -EIO, "%s: read error", path);
+		ret = errmsg(err, errlen, -EIO, "%s: read error", path);
 		free(buf);
 		fclose(f);
 		return ret;
@@ -189,15 +180,15 @@ int bpf_compile_expr(const char *expr, struct sock_filter **out, uint32_t *len,
 	*out = NULL;
 	*len = 0;
 	if (!p)
-		return fail(err, errlen, -ENOMEM, "expression: libpcap could not start");
+		return errmsg(err, errlen, -ENOMEM, "expression: libpcap could not start");
 	/* tcpdump: optimised, netmask 0 when the capture device has none. */
 	if (pcap_compile(p, &fp, expr, 1, 0) < 0) {
-		ret = fail(err, errlen, -EINVAL, "expression '%s': %s", expr, pcap_geterr(p));
+		ret = errmsg(err, errlen, -EINVAL, "expression '%s': %s", expr, pcap_geterr(p));
 		goto out;
 	}
 	*out = malloc(fp.bf_len * sizeof(**out));
 	if (!*out) {
-		ret = fail(err, errlen, -ENOMEM, "expression: out of memory");
+		ret = errmsg(err, errlen, -ENOMEM, "expression: out of memory");
 	} else {
 		for (u_int i = 0; i < fp.bf_len; i++) {
 			(*out)[i].code = fp.bf_insns[i].code;

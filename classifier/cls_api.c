@@ -7,17 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errmsg.h"
 #include "cls.h"
-
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return code;
-}
 
 const struct tcf_proto_ops *tcf_ops_find(const char *kind)
 {
@@ -49,7 +40,7 @@ int tcf_chain_change(struct tcf_chain *chain, const struct tcf_request *req,
 
 	if (automatic) {
 		if (!req->create)
-			return fail(err, errlen, -ENOENT,
+			return errmsg(err, errlen, -ENOENT,
 				    "%s: RTNETLINK answers: No such file or directory (Invalid filter command with priority of zero)",
 				    req->where);
 		prio = 0x80000000u;
@@ -60,31 +51,31 @@ int tcf_chain_change(struct tcf_chain *chain, const struct tcf_request *req,
 	}
 	if (*pp && (*pp)->prio == prio) {
 		if (automatic)
-			return fail(err, errlen, -ENOSPC,
+			return errmsg(err, errlen, -ENOSPC,
 				    "%s: RTNETLINK answers: No space left on device (Lowest ID from auto-alloc range already in use)",
 				    req->where);
 		if (req->protocol && (*pp)->protocol != req->protocol)
-			return fail(err, errlen, -EINVAL,
+			return errmsg(err, errlen, -EINVAL,
 				    "%s: RTNETLINK answers: Invalid argument (Protocol mismatch for filter with specified priority: pref %u holds protocol 0x%04x)",
 				    req->where, req->pref, (*pp)->protocol);
 		tp = *pp;
 	}
 	if (!tp) {
 		if (!req->kind)
-			return fail(err, errlen, -ENOENT,
+			return errmsg(err, errlen, -ENOENT,
 				    "%s: RTNETLINK answers: No such file or directory (Filter with specified priority/protocol not found: pref %u)",
 				    req->where, req->pref);
 		if (!req->protocol)
-			return fail(err, errlen, -EINVAL,
+			return errmsg(err, errlen, -EINVAL,
 				    "%s: RTNETLINK answers: Invalid argument (a new filter needs a protocol)",
 				    req->where);
 		if (!req->create)
-			return fail(err, errlen, -ENOENT,
+			return errmsg(err, errlen, -ENOENT,
 				    "%s: RTNETLINK answers: No such file or directory (no filter at pref %u)",
 				    req->where, req->pref);
 		ops = tcf_ops_find(req->kind);
 		if (!ops)
-			return fail(err, errlen, -ENOENT, "%s: Unknown filter \"%s\", hence option \"%s\" is unparsable",
+			return errmsg(err, errlen, -ENOENT, "%s: Unknown filter \"%s\", hence option \"%s\" is unparsable",
 				    req->where, req->kind, req->argc ? req->argv[0] : "");
 		if (automatic) {
 			/* *pp, if any, has prio > 0x80000000: equality failed above */
@@ -92,13 +83,13 @@ int tcf_chain_change(struct tcf_chain *chain, const struct tcf_request *req,
 		}
 		created = calloc(1, sizeof(*created));
 		if (!created)
-			return fail(err, errlen, -ENOMEM, "%s: out of memory", req->where);
+			return errmsg(err, errlen, -ENOMEM, "%s: out of memory", req->where);
 		created->prio = prio;
 		created->protocol = req->protocol;
 		created->ops = ops;
 		tp = created;
 	} else if (req->kind && strcmp(tp->ops->kind, req->kind)) {
-		return fail(err, errlen, -EINVAL,
+		return errmsg(err, errlen, -EINVAL,
 			    "%s: RTNETLINK answers: Invalid argument (pref %u holds %s filters, not %s)",
 			    req->where, tp->prio >> 16, tp->ops->kind, req->kind);
 	}
@@ -132,7 +123,7 @@ int tcf_chain_delete(struct tcf_chain *chain, const struct tcf_request *req, cha
 		if ((*pp)->prio == prio)
 			break;
 	if (!*pp || (req->protocol && (*pp)->protocol != req->protocol))
-		return fail(err, errlen, -ENOENT,
+		return errmsg(err, errlen, -ENOENT,
 			    "%s: RTNETLINK answers: No such file or directory (no filter at pref %u)",
 			    req->where, req->pref);
 	if (!req->handle) {

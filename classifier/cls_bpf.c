@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errmsg.h"
 #include "bpf_asm.h"
 #include "bpf_load.h"
 #include "cls.h"
@@ -28,16 +29,6 @@ struct cls_bpf_head {
 	struct cls_bpf_prog *plist; /* newest first */
 	enum bpf_kernel kernel;
 };
-
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return code;
-}
 
 static const char usage[] =
 	"Usage: ... bpf [run] { bytecode|bc BPF_BYTECODE | bytecode-file|bcf FILE | "
@@ -73,19 +64,19 @@ static int parse_opts(const struct tcf_request *req, struct bpf_opts *o, char *e
 			mode = 'a';
 		if (mode) {
 			if (o->mode)
-				return fail(err, errlen, -EINVAL, "%s: bpf: more than one program given (\"%s\")",
+				return errmsg(err, errlen, -EINVAL, "%s: bpf: more than one program given (\"%s\")",
 					    req->where, w);
 			if (i + 1 >= req->argc)
-				return fail(err, errlen, -EINVAL, "%s: bpf: \"%s\" needs an argument", req->where, w);
+				return errmsg(err, errlen, -EINVAL, "%s: bpf: \"%s\" needs an argument", req->where, w);
 			o->mode = mode;
 			o->arg = req->argv[++i];
 			continue;
 		}
 		if (tc_matches(w, "classid") || tc_matches(w, "flowid")) {
 			if (i + 1 >= req->argc)
-				return fail(err, errlen, -EINVAL, "%s: bpf: \"%s\" needs a classid", req->where, w);
+				return errmsg(err, errlen, -EINVAL, "%s: bpf: \"%s\" needs a classid", req->where, w);
 			if (tc_get_classid(&o->classid, req->argv[++i]))
-				return fail(err, errlen, -EINVAL, "%s: bpf: Illegal \"classid\" \"%s\"",
+				return errmsg(err, errlen, -EINVAL, "%s: bpf: Illegal \"classid\" \"%s\"",
 					    req->where, req->argv[i]);
 			o->has_classid = 1;
 			continue;
@@ -94,13 +85,13 @@ static int parse_opts(const struct tcf_request *req, struct bpf_opts *o, char *e
 			continue;
 		if (!strcmp(w, "skip_sw") || tc_matches(w, "direct-action") || !strcmp(w, "da") ||
 		    tc_matches(w, "action") || tc_matches(w, "police"))
-			return fail(err, errlen, -EOPNOTSUPP,
+			return errmsg(err, errlen, -EOPNOTSUPP,
 				    "%s: bpf: \"%s\" is not modelled by tcsim (classic classid mode only)",
 				    req->where, w);
-		return fail(err, errlen, -EINVAL, "%s: bpf: What is \"%s\"? %s", req->where, w, usage);
+		return errmsg(err, errlen, -EINVAL, "%s: bpf: What is \"%s\"? %s", req->where, w, usage);
 	}
 	if (!o->mode)
-		return fail(err, errlen, -EINVAL, "%s: bpf: no program given. %s", req->where, usage);
+		return errmsg(err, errlen, -EINVAL, "%s: bpf: no program given. %s", req->where, usage);
 	return 0;
 }
 
@@ -141,16 +132,16 @@ static int load_program(const struct tcf_request *req, const struct bpf_opts *o,
 		break;
 	}
 	if (ret)
-		return fail(err, errlen, ret, "%s: bpf: %s", req->where, msg);
+		return errmsg(err, errlen, ret, "%s: bpf: %s", req->where, msg);
 	ret = bpf_prog_load(prog, insns, len, env->kernel, msg, sizeof(msg));
 	free(insns);
 	if (ret)
-		return fail(err, errlen, ret, "%s: RTNETLINK answers: Invalid argument (%s: %s)",
+		return errmsg(err, errlen, ret, "%s: RTNETLINK answers: Invalid argument (%s: %s)",
 			    req->where, path, msg);
 	*origin = strdup(path);
 	if (!*origin) {
 		bpf_prog_free(*prog);
-		return fail(err, errlen, -ENOMEM, "%s: out of memory", req->where);
+		return errmsg(err, errlen, -ENOMEM, "%s: out of memory", req->where);
 	}
 	return 0;
 }
@@ -182,13 +173,13 @@ static int cls_bpf_change(struct tcf_proto *tp, const struct tcf_request *req,
 	if (ret)
 		return ret;
 	if (env->kernel == BPF_KERNEL_3_13 && !o.has_classid)
-		return fail(err, errlen, -EINVAL,
+		return errmsg(err, errlen, -EINVAL,
 			    "%s: RTNETLINK answers: Invalid argument (Linux 3.13's cls_bpf needs a classid)",
 			    req->where);
 	if (!head) {
 		head = calloc(1, sizeof(*head));
 		if (!head)
-			return fail(err, errlen, -ENOMEM, "%s: out of memory", req->where);
+			return errmsg(err, errlen, -ENOMEM, "%s: out of memory", req->where);
 		head->kernel = env->kernel;
 		tp->priv = head;
 	}
@@ -196,11 +187,11 @@ static int cls_bpf_change(struct tcf_proto *tp, const struct tcf_request *req,
 		for (old = head->plist; old && old->handle != req->handle; old = old->next)
 			;
 		if (old && req->excl)
-			return fail(err, errlen, -EEXIST, "%s: RTNETLINK answers: File exists (Filter already exists: handle 0x%x)", req->where, req->handle);
+			return errmsg(err, errlen, -EEXIST, "%s: RTNETLINK answers: File exists (Filter already exists: handle 0x%x)", req->where, req->handle);
 	}
 	p = calloc(1, sizeof(*p));
 	if (!p)
-		return fail(err, errlen, -ENOMEM, "%s: out of memory", req->where);
+		return errmsg(err, errlen, -ENOMEM, "%s: out of memory", req->where);
 	ret = load_program(req, &o, env, &p->prog, &p->origin, err, errlen);
 	if (ret) {
 		free(p);
@@ -245,7 +236,7 @@ static int cls_bpf_delete(struct tcf_proto *tp, uint32_t handle, char *err, size
 			prog_free(p);
 			return head->plist == NULL;
 		}
-	return fail(err, errlen, -ENOENT, "RTNETLINK answers: No such file or directory (no handle 0x%x)",
+	return errmsg(err, errlen, -ENOENT, "RTNETLINK answers: No such file or directory (no handle 0x%x)",
 		    handle);
 }
 

@@ -310,67 +310,58 @@ int qdisc_in_tree(const struct qdisc *root, const struct qdisc *q)
 	return ctx.found;
 }
 
+/* A number followed by one of the units of the table (case-insensitive),
+ * scaled and rounded to an integer that fits 64 bits. */
+struct unit {
+	const char *unit;
+	double mult;
+};
+
+static int get_scaled(uint64_t *out, const char *s, const struct unit *units, size_t n)
+{
+	char *end;
+	double v;
+
+	if (!*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!strcasecmp(end, units[i].unit)) {
+			v *= units[i].mult;
+			if (v > 1.8e19)
+				return -EINVAL;
+			*out = (uint64_t)(v + 0.5);
+			return 0;
+		}
+	return -EINVAL;
+}
+
 /* tc's rates: bit kbit mbit gbit tbit (1000-based), the IEC kibit mibit
  * gibit tibit (1024-based), and bps kbps mbps gbps tbps meaning BYTES per
  * second (the classic tc trap); a bare number is bits per second. */
 int tc_get_rate(uint64_t *bps, const char *s)
 {
-	static const struct {
-		const char *unit;
-		double mult;
-	} units[] = {
+	static const struct unit units[] = {
 		{"", 1},	   {"bit", 1},		 {"kbit", 1e3},	       {"mbit", 1e6},
 		{"gbit", 1e9},	   {"tbit", 1e12},	 {"kibit", 1024.0},    {"mibit", 1048576.0},
 		{"gibit", 1073741824.0}, {"tibit", 1099511627776.0}, {"bps", 8},
 		{"kbps", 8e3},	   {"mbps", 8e6},	 {"gbps", 8e9},	       {"tbps", 8e12},
 		{"kibps", 8 * 1024.0}, {"mibps", 8 * 1048576.0}, {"gibps", 8 * 1073741824.0},
 	};
-	char *end;
-	double v;
 
-	if (!*s || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		return -EINVAL;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcasecmp(end, units[i].unit)) {
-			v *= units[i].mult;
-			if (v > 1.8e19)
-				return -EINVAL;
-			*bps = (uint64_t)(v + 0.5);
-			return 0;
-		}
-	return -EINVAL;
+	return get_scaled(bps, s, units, sizeof(units) / sizeof(units[0]));
 }
 
 /* A duration: a number with ns, us/usec, ms/msec, s/sec; bare = seconds. */
 int tc_get_time_ns(uint64_t *ns, const char *s)
 {
-	static const struct {
-		const char *unit;
-		double mult;
-	} units[] = {
+	static const struct unit units[] = {
 		{"", 1e9}, {"s", 1e9}, {"sec", 1e9}, {"secs", 1e9}, {"ms", 1e6}, {"msec", 1e6},
 		{"msecs", 1e6}, {"us", 1e3}, {"usec", 1e3}, {"usecs", 1e3}, {"ns", 1}, {"nsec", 1},
 	};
-	char *end;
-	double v;
 
-	if (!*s || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		return -EINVAL;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcasecmp(end, units[i].unit)) {
-			v *= units[i].mult;
-			if (v > 1.8e19)
-				return -EINVAL;
-			*ns = (uint64_t)(v + 0.5);
-			return 0;
-		}
-	return -EINVAL;
+	return get_scaled(ns, s, units, sizeof(units) / sizeof(units[0]));
 }

@@ -4,7 +4,7 @@
 #   make check      every test: CUnit suites, command-level, kernel differential
 #   make check-qemu prio/sfq against a real kernel in qemu (slow; root)
 #   make asan       the same tests under AddressSanitizer + UBSan
-#   make bench      interpreter speed against libpcap's bpf_filter
+#   make bench      interpreter and whole-simulation speed against libpcap, peak RSS
 #   make deps       install missing Debian packages (needs root)
 
 PKGS      := libpcap libnl-3.0 libnl-route-3.0 lua5.4
@@ -31,6 +31,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 BENCH_BIN := $(BUILD)/bench/bpf_bench
+SIM_BENCH := $(BUILD)/bench/sim_bench
 
 .PHONY: all demo check check-qemu asan bench deps deps-check format clean
 all: deps-check tcsim
@@ -59,6 +60,9 @@ $(BUILD)/tools/%: $(BUILD)/tests/tools/%.o $(SUP_OBJ) $(BUILD)/libtcsim.a
 $(BENCH_BIN): $(BUILD)/bench/bpf_bench.o $(SUP_OBJ) $(BUILD)/libtcsim.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
+$(SIM_BENCH): $(BUILD)/bench/sim_bench.o $(SUP_OBJ) $(BUILD)/libtcsim.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
 # The main job (until the Lua scenario lands): the seed commit's ssh.ops
 # assembled and run over a real SSH capture, then its whole policy (prio,
 # sfq, four bpf filters) on a 256 kbit/s link.
@@ -82,8 +86,9 @@ asan:
 	  CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
 	  LDFLAGS='-fsanitize=address,undefined' check
 
-bench: deps-check $(BENCH_BIN)
+bench: deps-check $(BENCH_BIN) $(SIM_BENCH)
 	$(BENCH_BIN)
+	$(SIM_BENCH)
 
 # Missing packages are installed when we are root; otherwise we say which.
 deps-check:

@@ -20,6 +20,19 @@ const char *pkt_drop_name(enum pkt_drop r)
 	return r < DROP_REASONS ? drop_names[r] : "unknown";
 }
 
+static void pkt_fill(struct pkt *p, const uint8_t *frame, uint32_t caplen, uint32_t len)
+{
+	memcpy(p->data, frame, caplen);
+	p->caplen = caplen;
+	p->len = len < caplen ? caplen : len;
+	if (caplen >= 14) {
+		struct bpf_skb skb;
+
+		bpf_skb_init_ether(&skb, p->data, caplen, p->len);
+		p->protocol = skb.protocol;
+	}
+}
+
 struct pkt *pkt_new(const uint8_t *frame, uint32_t caplen, uint32_t len)
 {
 	struct pkt *p = calloc(1, sizeof(*p));
@@ -31,15 +44,29 @@ struct pkt *pkt_new(const uint8_t *frame, uint32_t caplen, uint32_t len)
 		free(p);
 		return NULL;
 	}
-	memcpy(p->data, frame, caplen);
-	p->caplen = caplen;
-	p->len = len < caplen ? caplen : len;
-	if (caplen >= 14) {
-		struct bpf_skb skb;
+	pkt_fill(p, frame, caplen, len);
+	return p;
+}
 
-		bpf_skb_init_ether(&skb, p->data, caplen, p->len);
-		p->protocol = skb.protocol;
+struct pkt *pkt_pool_new(struct pkt_pool *pool, const uint8_t *frame, uint32_t caplen,
+			 uint32_t len)
+{
+	struct pkt *p;
+
+	if (caplen > PKT_POOL_DATA)
+		return pkt_new(frame, caplen, len);
+	p = pool->free;
+	if (p) {
+		pool->free = p->next;
+	} else {
+		p = malloc(sizeof(*p) + PKT_POOL_DATA);
+		if (!p)
+			return NULL;
 	}
+	memset(p, 0, sizeof(*p));
+	p->data = (uint8_t *)(p + 1);
+	p->pool = pool;
+	pkt_fill(p, frame, caplen, len);
 	return p;
 }
 
@@ -47,8 +74,23 @@ void pkt_free(struct pkt *p)
 {
 	if (!p)
 		return;
+	if (p->pool) {
+		p->next = p->pool->free;
+		p->pool->free = p;
+		return;
+	}
 	free(p->data);
 	free(p);
+}
+
+void pkt_pool_drain(struct pkt_pool *pool)
+{
+	while (pool->free) {
+		struct pkt *p = pool->free;
+
+		pool->free = p->next;
+		free(p);
+	}
 }
 
 void pkt_bpf_skb(const struct pkt *p, uint32_t ifindex, struct bpf_skb *skb)

@@ -42,6 +42,7 @@ struct pkt {
 	uint32_t priority; /* skb->priority */
 	uint32_t mark;
 	uint32_t hash;
+	struct pkt_pool *pool; /* where the record returns, or NULL */
 
 	uint64_t id;      /* arrival order, from 1 */
 	int source;       /* index of the source it came from */
@@ -107,9 +108,22 @@ static inline struct pkt *pktq_pop_tail(struct pkt_queue *q)
 	return p;
 }
 
-/* Copies caplen bytes of frame; NULL when out of memory. */
+/* Recycled packet records of one simulation: a record and room for
+ * PKT_POOL_DATA bytes in one block, kept on a free list when released, so
+ * the hot path does not call malloc. Memory stays bounded by the packets
+ * in flight at the busiest moment. */
+#define PKT_POOL_DATA 2048
+struct pkt_pool {
+	struct pkt *free;
+};
+
+/* Copies caplen bytes of frame; NULL when out of memory. With a pool the
+ * record comes from it (and goes back to it in pkt_free). */
 struct pkt *pkt_new(const uint8_t *frame, uint32_t caplen, uint32_t len);
+struct pkt *pkt_pool_new(struct pkt_pool *pool, const uint8_t *frame, uint32_t caplen,
+			 uint32_t len);
 void pkt_free(struct pkt *p);
+void pkt_pool_drain(struct pkt_pool *pool);
 
 /* Outer 802.1Q/802.1ad tag to out-of-band (tx VLAN offload). */
 void pkt_vlan_offload(struct pkt *p);

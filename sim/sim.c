@@ -14,6 +14,7 @@
 
 #include "sim.h"
 
+/* Arrivals are not in the heap (see schedule_arrival) but share its order. */
 enum ev_kind { EV_TX_DONE = 0, EV_TIMER = 1, EV_ARRIVAL = 2 };
 
 struct event {
@@ -261,6 +262,31 @@ void dev_sync_env(struct dev *d)
 	d->env.tx_queue_len = d->txqueuelen;
 }
 
+/* A source's next arrival waits in the source itself, not in the heap:
+ * it is the most frequent event, and there are few sources to compare. It
+ * takes its sequence number now, as a heap event would. */
+static void schedule_arrival(struct sim *s, struct sim_source *ss)
+{
+	ss->pending = 1;
+	ss->seq = s->next_seq++;
+	s->work_events++;
+}
+
+/* The source whose arrival comes first, or NULL. */
+static struct sim_source *next_arrival(struct sim *s)
+{
+	struct sim_source *best = NULL;
+
+	for (int i = 0; i < s->nsrcs; i++) {
+		struct sim_source *ss = &s->srcs[i];
+
+		if (ss->pending && (!best || ss->next.t_ns < best->next.t_ns ||
+				    (ss->next.t_ns == best->next.t_ns && ss->seq < best->seq)))
+			best = ss;
+	}
+	return best;
+}
+
 int sim_add_source(struct sim *s, struct source *src, struct dev *d, int vlan_inline,
 		   char *err, size_t errlen)
 {
@@ -285,7 +311,8 @@ int sim_add_source(struct sim *s, struct source *src, struct dev *d, int vlan_in
 		return 0;
 	}
 	ss->has_next = 1;
-	return ev_push(s, ss->next.t_ns, EV_ARRIVAL, ss, d);
+	schedule_arrival(s, ss);
+	return 0;
 }
 
 /* ---- the device ---- */
@@ -344,12 +371,10 @@ static void arrival(struct sim *s, struct sim_source *ss)
 	ss->read++;
 	if (sp->reject) {
 		stats_rejected(&d->st, sp->reject);
-	} else if (!(p = pkt_new(sp->data, sp->caplen, sp->len))) {
+	} else if (!(p = pkt_pool_new(&s->pool, sp->data, sp->caplen, sp->len))) {
 		sim_fail(s, -ENOMEM, "out of memory");
 		return;
 	} else {
-		struct pkt snapshot;
-
 		if (!ss->vlan_inline)
 			pkt_vlan_offload(p);
 		p->priority = sp->priority;
@@ -358,11 +383,14 @@ static void arrival(struct sim *s, struct sim_source *ss)
 		p->src_seq = sp->seq;
 		p->t_arrive = s->now;
 		p->leaf_classid = d->root->handle; /* a classful root names the class */
-		snapshot = *p;
 		d->classified = 0;
 		d->root->ops->enqueue(d->root, p);
-		if (!d->classified)
-			record_verdict(d, &snapshot); /* the root does not classify */
+		if (!d->classified) {
+			/* the root does not classify: nothing decided the class */
+			static const struct pkt unclassified = {.verdict = VERDICT_NONE};
+
+			record_verdict(d, &unclassified);
+		}
 		dev_kick(d);
 	}
 	r = ss->src->ops->next(ss->src, sp, err, sizeof(err));
@@ -377,8 +405,7 @@ static void arrival(struct sim *s, struct sim_source *ss)
 	}
 	if (sp->t_ns < s->now)
 		sp->t_ns = s->now; /* sources never go back in time */
-	if (ev_push(s, sp->t_ns, EV_ARRIVAL, ss, d))
-		sim_fail(s, -ENOMEM, "out of memory");
+	schedule_arrival(s, ss);
 }
 
 /* Every class of the root gets a report row, packets or not. */
@@ -408,8 +435,25 @@ static int sim_idle(const struct sim *s)
 
 int sim_run_until(struct sim *s, uint64_t until)
 {
-	while (!s->failed && s->events->n && s->events->v[0].t <= until) {
+	for (;;) {
+		struct sim_source *ss = next_arrival(s);
 		struct event e;
+
+		if (s->failed)
+			break;
+		if (ss && (!s->events->n ||
+			   ev_before(&(struct event){.t = ss->next.t_ns, .seq = ss->seq, .kind = EV_ARRIVAL},
+				     &s->events->v[0]))) {
+			if (ss->next.t_ns > until)
+				break;
+			ss->pending = 0;
+			s->work_events--;
+			s->now = ss->next.t_ns;
+			arrival(s, ss);
+			continue;
+		}
+		if (!s->events->n || s->events->v[0].t > until)
+			break;
 
 		/* Only timers left (sfq perturbation re-arms for ever): with no
 		 * packet left to arrive or to send, an open-ended run is over. */
@@ -433,8 +477,7 @@ int sim_run_until(struct sim *s, uint64_t until)
 			dev_kick(e.dev);
 			break;
 		}
-		case EV_ARRIVAL:
-			arrival(s, e.obj);
+		case EV_ARRIVAL: /* kept by the sources, never in the heap */
 			break;
 		}
 	}
@@ -486,6 +529,7 @@ void sim_free(struct sim *s)
 	}
 	for (int i = 0; i < s->nsrcs; i++)
 		s->srcs[i].src->ops->close(s->srcs[i].src);
+	pkt_pool_drain(&s->pool);
 	if (s->events)
 		free(s->events->v);
 	free(s->events);

@@ -67,10 +67,13 @@ struct sim {
 		int has_next;
 		int done;
 		int vlan_inline; /* keep 802.1Q tags in the frame data */
+		int pending;      /* next is scheduled to arrive at next.t_ns */
+		uint64_t seq;     /* its place among simultaneous events */
 		uint64_t read;
 	} srcs[SIM_MAX_SOURCES];
 	int nsrcs;
 	uint64_t next_pkt_id;
+	struct pkt_pool pool; /* recycled packet records */
 	char err[512]; /* the first error that stopped the run */
 	int failed;
 	/* called for every packet that leaves (sent or dropped), if set */

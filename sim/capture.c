@@ -13,11 +13,14 @@
 
 #define ETH_HLEN 14
 #define FRAME_MAX (262144 + ETH_HLEN)
+#define CAP_IOBUF (1 << 20)
 
 struct capture {
 	pcap_t *p;
 	char *path;
 	int dlt;
+	FILE *fp;     /* owned by libpcap once it opened the capture */
+	char *buf;    /* fp's stdio buffer */
 	uint64_t count;
 	uint8_t *frame;
 };
@@ -34,8 +37,23 @@ int cap_open(struct capture **out, const char *path, char *err, size_t errlen)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		goto nomem;
-	c->p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, perr);
+	/* Our own FILE with a 1 MiB buffer: libpcap reads record by record, and
+	 * stdio's default 4 KiB buffer made that a third of a replay's time. */
+	c->fp = fopen(path, "rb");
+	if (!c->fp) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: not a readable capture: %s", path, strerror(e));
+		free(c);
+		return -e;
+	}
+	c->buf = malloc(CAP_IOBUF);
+	if (c->buf)
+		setvbuf(c->fp, c->buf, _IOFBF, CAP_IOBUF);
+	c->p = pcap_fopen_offline_with_tstamp_precision(c->fp, PCAP_TSTAMP_PRECISION_NANO, perr);
 	if (!c->p) {
+		fclose(c->fp);
+		free(c->buf);
 		size_t n = strlen(path);
 		const char *why = !strncmp(perr, path, n) && perr[n] == ':' ? perr + n + 1 : perr;
 
@@ -56,6 +74,7 @@ int cap_open(struct capture **out, const char *path, char *err, size_t errlen)
 			 path, pcap_datalink_val_to_name(c->dlt) ? pcap_datalink_val_to_name(c->dlt) : "?",
 			 c->dlt);
 		pcap_close(c->p);
+		free(c->buf);
 		free(c);
 		return -EINVAL;
 	}
@@ -203,6 +222,7 @@ void cap_close(struct capture *c)
 		return;
 	if (c->p)
 		pcap_close(c->p);
+	free(c->buf); /* after pcap_close, which closed fp */
 	free(c->path);
 	free(c->frame);
 	free(c);

@@ -104,6 +104,8 @@ void qdisc_destroy(struct qdisc *q)
 {
 	if (!q)
 		return;
+	if (q->env->cancel_timers)
+		q->env->cancel_timers(q->env->arg, q);
 	if (q->ops->reset)
 		q->ops->reset(q);
 	if (q->ops->destroy)

@@ -32,6 +32,8 @@ struct qdisc_env {
 	void (*drop)(void *arg, struct pkt *p);       /* a packet left, dropped */
 	uint64_t (*random)(void *arg);                /* the seeded generator */
 	void (*arm_timer)(void *arg, struct qdisc *q, uint64_t at_ns);
+	/* q is going away: its armed timers must not fire */
+	void (*cancel_timers)(void *arg, const struct qdisc *q);
 	/* the root qdisc classified p (its verdict fields are set) */
 	void (*classified)(void *arg, const struct pkt *p);
 	void *arg;

@@ -413,9 +413,15 @@ static void sfq_map_reset(struct sfq_sched_data *sd)
 	sd->cursor = 0;
 }
 
+/* Only an index into tcsim's own key table (never a bucket number the
+ * kernel would see), so a cheap multiply-xor mix is enough. */
 static uint32_t sfq_key_index(const struct sfq_sched_data *sd, const struct sfq_key *key)
 {
-	return jhash_words(key->w, 10, 0) & (sd->divisor - 1);
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+
+	for (int i = 0; i < 10; i++)
+		h = (h ^ key->w[i]) * 0xff51afd7ed558ccdull;
+	return (uint32_t)(h >> 32) & (sd->divisor - 1);
 }
 
 static void sfq_unbind(struct sfq_sched_data *sd, uint32_t b)

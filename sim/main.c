@@ -497,7 +497,7 @@ static int cmd_sim_run(int argc, char **argv)
 		switch (c) {
 		case O_TC: tcfile = a; break;
 		case O_RATE: bad = tc_get_rate(&cfg.rate_bps, a); break;
-		case O_OVERHEAD: bad = tc_get_u32(&cfg.overhead, a, 0); break;
+		case O_OVERHEAD: bad = tc_get_u32(&cfg.overhead, a, 0) || cfg.overhead > 65535; break;
 		case O_MTU: bad = tc_get_u32(&cfg.mtu, a, 0) || cfg.mtu < 68; break;
 		case O_TXQ: bad = tc_get_u32(&cfg.txqueuelen, a, 0); break;
 		case O_DELAY: bad = tc_get_time_ns(&cfg.delay_ns, a); break;

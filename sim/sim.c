@@ -177,6 +177,16 @@ static void env_arm_timer(void *arg, struct qdisc *q, uint64_t at)
 		sim_fail(d->sim, -ENOMEM, "out of memory");
 }
 
+/* A destroyed qdisc's timers stay in the heap as void events. */
+static void env_cancel_timers(void *arg, const struct qdisc *q)
+{
+	struct ev_heap *h = ((struct dev *)arg)->sim->events;
+
+	for (size_t i = 0; i < h->n; i++)
+		if (h->v[i].kind == EV_TIMER && h->v[i].obj == q)
+			h->v[i].obj = NULL;
+}
+
 struct dev *sim_dev_find(struct sim *s, const char *name)
 {
 	for (int i = 0; i < s->ndevs; i++)
@@ -225,6 +235,7 @@ int sim_dev_add(struct sim *s, const char *name, struct dev **out, char *err, si
 		.drop = env_drop,
 		.random = env_random,
 		.arm_timer = env_arm_timer,
+		.cancel_timers = env_cancel_timers,
 		.classified = env_classified,
 		.arg = d,
 	};
@@ -322,11 +333,11 @@ int sim_add_source(struct sim *s, struct source *src, struct dev *d, int vlan_in
 static uint64_t tx_time(const struct dev *d, const struct pkt *p)
 {
 	uint32_t wire = p->len + d->overhead + (p->vlan_present ? 4u : 0u);
-	unsigned __int128 bits = (unsigned __int128)wire * 8u * 1000000000u;
+	uint64_t bits = (uint64_t)wire * 8u * 1000000000u; /* fits: frames are < 2^18 bytes */
 
 	if (!d->rate_bps)
 		return 0;
-	return (uint64_t)((bits + d->rate_bps - 1) / d->rate_bps); /* rounded up */
+	return bits / d->rate_bps + (bits % d->rate_bps != 0); /* rounded up */
 }
 
 /* Work-conserving: an idle device takes the next packet at once. */
@@ -471,8 +482,7 @@ int sim_run_until(struct sim *s, uint64_t until)
 		case EV_TIMER: {
 			struct qdisc *q = e.obj;
 
-			/* a timer of a qdisc that has since been replaced is void */
-			if (qdisc_in_tree(e.dev->root, q) && q->ops->timer)
+			if (q && q->ops->timer) /* NULL: the qdisc was destroyed */
 				q->ops->timer(q);
 			dev_kick(e.dev);
 			break;

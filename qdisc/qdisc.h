@@ -74,7 +74,7 @@ struct qdisc_ops {
 	void (*reset)(struct qdisc *q);   /* drops everything queued */
 	void (*destroy)(struct qdisc *q); /* frees children and private state */
 	/* The options part of `tc qdisc show`, e.g. "bands 3 priomap 1 2 ..." */
-	void (*dump)(const struct qdisc *q, FILE *out);
+	void (*dump)(const struct qdisc *q, FILE *out, int details); /* details: tc -d */
 	void (*timer)(struct qdisc *q); /* a timer armed through env fired */
 	/* classes (NULL for classless kinds) */
 	int (*graft)(struct qdisc *q, uint32_t classid, struct qdisc *child, char *err,

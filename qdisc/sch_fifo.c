@@ -122,12 +122,12 @@ static int fifo_change(struct qdisc *q, int argc, char **argv, char *err, size_t
 	return r;
 }
 
-static void pfifo_dump(const struct qdisc *q, FILE *out)
+static void pfifo_dump(const struct qdisc *q, FILE *out, int details)
 {
 	fprintf(out, "limit %up", ((struct fifo_sched_data *)q->priv)->limit);
 }
 
-static void bfifo_dump(const struct qdisc *q, FILE *out)
+static void bfifo_dump(const struct qdisc *q, FILE *out, int details)
 {
 	fputs("limit ", out);
 	tc_print_size(out, ((struct fifo_sched_data *)q->priv)->limit);
@@ -233,7 +233,7 @@ static void pfifo_fast_reset(struct qdisc *q)
 	q->s.backlog = 0;
 }
 
-static void pfifo_fast_dump(const struct qdisc *q, FILE *out)
+static void pfifo_fast_dump(const struct qdisc *q, FILE *out, int details)
 {
 	fputs("bands 3 priomap", out);
 	for (int i = 0; i < 16; i++)

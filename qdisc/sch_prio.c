@@ -248,7 +248,7 @@ static void prio_destroy(struct qdisc *q)
 	pd->bands = 0;
 }
 
-static void prio_dump(const struct qdisc *q, FILE *out)
+static void prio_dump(const struct qdisc *q, FILE *out, int details)
 {
 	const struct prio_sched_data *pd = q->priv;
 

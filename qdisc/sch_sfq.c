@@ -1026,7 +1026,7 @@ static void sfq_destroy(struct qdisc *q)
 
 /* ---- tc qdisc show / tc class show ---- */
 
-static void sfq_dump(const struct qdisc *q, FILE *out)
+static void sfq_dump(const struct qdisc *q, FILE *out, int details)
 {
 	const struct sfq_sched_data *sd = q->priv;
 
@@ -1035,6 +1035,8 @@ static void sfq_dump(const struct qdisc *q, FILE *out)
 	fprintf(out, " depth %u ", sd->maxdepth);
 	if (sd->headdrop)
 		fputs("headdrop ", out);
+	if (details)
+		fprintf(out, "flows %u ", sd->maxflows);
 	fprintf(out, "divisor %u ", sd->divisor);
 	if (sd->perturb_period)
 		fprintf(out, "perturb %dsec ", sd->perturb_period);

@@ -126,7 +126,7 @@ static void print_qdisc(const struct dev *d, const struct qdisc *q, FILE *out,
 	if (q == d->root)
 		fputs("refcnt 2 ", out); /* the device's reference and the tree's */
 	if (q->ops->dump)
-		q->ops->dump(q, out);
+		q->ops->dump(q, out, o->details);
 	fputc('\n', out);
 	if (o->stats)
 		print_stats(out, &q->s, 1);

@@ -231,7 +231,7 @@ static void dump(const struct qdisc *q, char *buf, size_t n)
 {
 	FILE *f = fmemopen(buf, n, "w");
 
-	q->ops->dump(q, f);
+	q->ops->dump(q, f, 0);
 	fclose(f);
 }
 
@@ -268,6 +268,14 @@ static void test_dump_defaults(void)
 
 	dump(q, buf, sizeof(buf));
 	CU_ASSERT_STRING_EQUAL(buf, "limit 127p quantum 1514b depth 127 divisor 1024 ");
+	{
+		/* tc -d adds the flow count before the divisor */
+		FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+		q->ops->dump(q, f, 1);
+		fclose(f);
+		CU_ASSERT_STRING_EQUAL(buf, "limit 127p quantum 1514b depth 127 flows 128 divisor 1024 ");
+	}
 	CU_ASSERT_EQUAL(t->narmed, 0);
 	finish(t, q);
 }

@@ -25,12 +25,7 @@ static void pkt_fill(struct pkt *p, const uint8_t *frame, uint32_t caplen, uint3
 	memcpy(p->data, frame, caplen);
 	p->caplen = caplen;
 	p->len = len < caplen ? caplen : len;
-	if (caplen >= 14) {
-		struct bpf_skb skb;
-
-		bpf_skb_init_ether(&skb, p->data, caplen, p->len);
-		p->protocol = skb.protocol;
-	}
+	p->protocol = bpf_eth_protocol(p->data, caplen);
 }
 
 struct pkt *pkt_new(const uint8_t *frame, uint32_t caplen, uint32_t len)
@@ -124,6 +119,5 @@ void pkt_vlan_offload(struct pkt *p)
 	memmove(p->data + 12, p->data + 16, p->caplen - 16);
 	p->caplen -= 4;
 	p->len -= 4;
-	type = (uint16_t)(p->data[12] << 8 | p->data[13]);
-	p->protocol = type >= 0x600 ? type : 0x0004;
+	p->protocol = bpf_eth_protocol(p->data, p->caplen);
 }

@@ -65,8 +65,9 @@ struct tcf_proto_ops {
 	 * line), each starting after "filter parent ... pref N <kind> chain 0 " */
 	void (*dump)(const struct tcf_proto *tp, void (*line)(void *arg, const char *text),
 		     void *arg);
-	/* Number of programs, and per program its handle and hit count. */
+	/* Number of programs, and the handle of the i-th (0, or -1 past the end). */
 	size_t (*count)(const struct tcf_proto *tp);
+	int (*handle_at)(const struct tcf_proto *tp, size_t i, uint32_t *handle);
 };
 
 struct tcf_proto {

@@ -316,6 +316,18 @@ static size_t cls_bpf_count(const struct tcf_proto *tp)
 	return n;
 }
 
+static int cls_bpf_handle_at(const struct tcf_proto *tp, size_t i, uint32_t *handle)
+{
+	const struct cls_bpf_head *head = tp->priv;
+
+	for (const struct cls_bpf_prog *p = head ? head->plist : NULL; p; p = p->next)
+		if (!i--) {
+			*handle = p->handle;
+			return 0;
+		}
+	return -1;
+}
+
 const struct tcf_proto_ops cls_bpf_ops = {
 	.kind = "bpf",
 	.change = cls_bpf_change,
@@ -324,4 +336,5 @@ const struct tcf_proto_ops cls_bpf_ops = {
 	.destroy = cls_bpf_destroy,
 	.dump = cls_bpf_dump,
 	.count = cls_bpf_count,
+	.handle_at = cls_bpf_handle_at,
 };

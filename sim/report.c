@@ -70,13 +70,35 @@ static int fkey_cmp(const void *a, const void *b)
 	return x->handle < y->handle ? -1 : x->handle > y->handle;
 }
 
-static int merge_filters(const struct dev_stats *st, struct fkey **out)
+static size_t chain_programs(const struct qdisc *root)
 {
-	struct fkey *f = calloc((size_t)st->nverdicts + 1, sizeof(*f));
+	size_t n = 0;
+
+	if (root->ops->has_filters)
+		for (const struct tcf_proto *tp = root->chain.head; tp; tp = tp->next)
+			n += tp->ops->count(tp);
+	return n;
+}
+
+/* Every filter that matched a packet, and every filter of the root's chain
+ * now (a filter that never matched shows 0 hits). */
+static int merge_filters(const struct dev *d, struct fkey **out)
+{
+	const struct dev_stats *st = &d->st;
+	struct fkey *f = calloc((size_t)st->nverdicts + chain_programs(d->root) + 1, sizeof(*f));
 	int n = 0;
 
 	if (!f)
 		return -1;
+	if (d->root->ops->has_filters)
+		for (const struct tcf_proto *tp = d->root->chain.head; tp; tp = tp->next) {
+			uint32_t h;
+
+			for (size_t i = 0; tp->ops->handle_at && !tp->ops->handle_at(tp, i, &h); i++) {
+				f[n].pref = tp->prio >> 16;
+				f[n++].handle = h;
+			}
+		}
 	for (int i = 0; i < st->nverdicts; i++) {
 		const struct verdict_count *v = &st->verdicts[i];
 		int j;
@@ -153,7 +175,7 @@ static void text_device(const struct dev *d, FILE *out)
 	for (int i = 0; i < nv; i++)
 		fprintf(out, " %s %" PRIu64 "%s", v[i].key, v[i].packets, i + 1 < nv ? "," : "");
 	fputc('\n', out);
-	nf = merge_filters(st, &f);
+	nf = merge_filters(d, &f);
 	if (nf > 0) {
 		fputs("filter hits:", out);
 		for (int i = 0; i < nf; i++)
@@ -290,7 +312,7 @@ static void json_device(const struct dev *d, FILE *out)
 	for (int i = 0; i < nv; i++)
 		fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", v[i].key, v[i].packets);
 	fputs("},\n      \"filters\": [", out);
-	nf = merge_filters(st, &f);
+	nf = merge_filters(d, &f);
 	for (int i = 0; i < nf; i++)
 		fprintf(out, "%s{\"pref\": %u, \"handle\": \"0x%x\", \"packets\": %" PRIu64 "}", i ? ", " : "",
 			f[i].pref, f[i].handle, f[i].packets);

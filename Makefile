@@ -1,6 +1,6 @@
 # tcsim - a discrete-event simulator of Linux traffic control.
 #   make            build ./tcsim
-#   make demo       the main job (installs missing Debian packages first)
+#   make demo       the main job: ./tcsim scenarios/ssh_http.lua (installs missing Debian packages first)
 #   make check      every test: CUnit suites, command-level, kernel differential
 #   make check-qemu prio/sfq against a real kernel in qemu (slow; root)
 #   make asan       the same tests under AddressSanitizer + UBSan
@@ -68,8 +68,7 @@ $(SIM_BENCH): $(BUILD)/bench/sim_bench.o $(SUP_OBJ) $(BUILD)/libtcsim.a
 # sfq, four bpf filters) on a 256 kbit/s link.
 demo: deps-check tcsim
 	./tcsim bpf asm scenarios/filters/ssh.ops
-	./tcsim bpf run -a scenarios/filters/ssh.ops scenarios/captures/ssh_hydra.pcap
-	./tcsim run --tc scenarios/ssh_http.tc --rate 256kbit scenarios/captures/ssh_hydra.pcap
+	./tcsim scenarios/ssh_http.lua
 
 check: deps-check $(BUILD)/tcsim $(UNIT_BIN) $(TOOL_BIN)
 	@TCSIM=$(CURDIR)/$(BUILD)/tcsim BUILD=$(CURDIR)/$(BUILD) sh tests/run_all.sh

@@ -12,6 +12,7 @@
 #include "capture.h"
 #include "rng.h"
 #include "report.h"
+#include "scenario.h"
 #include "sim.h"
 #include "source.h"
 #include "tc.h"
@@ -27,7 +28,9 @@ static const char usage_bpf[] =
 
 static const char usage_top[] =
 	"tcsim - a discrete-event simulator of Linux traffic control\n"
-	"usage: tcsim run --tc FILE [options] CAPTURE...   (tcsim run --help)\n"
+	"usage: tcsim SCENARIO.lua [--seed N] [--json OUT]   (tcsim scenario --help)\n"
+	"       tcsim check SCENARIO.lua --expect|--write-golden GOLDEN.json\n"
+	"       tcsim run --tc FILE [options] CAPTURE...   (tcsim run --help)\n"
 	"       tcsim bpf asm|disasm|check|run ...       (tcsim bpf --help)\n";
 
 struct filter_arg {
@@ -622,6 +625,119 @@ out:
 	return rc;
 }
 
+
+/* ---- Lua scenarios ---- */
+
+static const char usage_scenario[] =
+	"usage: tcsim SCENARIO.lua [--seed N] [--json OUT|-] [-- ARGS...]\n"
+	"       tcsim check SCENARIO.lua --expect GOLDEN.json [--tolerance PCT] [--tolerance-ns N]\n"
+	"                   [--max-lines N] [--seed N] [--quiet]\n"
+	"       tcsim check SCENARIO.lua --write-golden GOLDEN.json [--seed N] [--quiet]\n"
+	"  --seed N         the default seed of tcsim.sim{} (a seed the scenario gives wins)\n"
+	"  --json OUT       every simulation's results, as JSON ('-' = stdout; the scenario's\n"
+	"                   own output then goes to stderr)\n"
+	"  --expect G       compare the results with G; list what differs; exit 1 if anything does\n"
+	"  --write-golden G store the results as G\n"
+	"  --tolerance PCT  latency statistics (delay_ns.*) may differ by PCT percent [0: exact];\n"
+	"  --tolerance-ns N   ... or by N ns; counts always compare exactly\n"
+	"  --max-lines N    print at most N differences\n"
+	"  --quiet          check: discard the scenario's own printing\n"
+	"The scenario API: docs/lua-api.md.\n";
+
+static int cmd_scenario(int argc, char **argv, int check)
+{
+	enum { O_SEED = 256, O_JSON, O_EXPECT, O_WRITE, O_TOL, O_TOLNS, O_MAXL, O_QUIET, O_HELP };
+	static const struct option longopts[] = {
+		{"seed", required_argument, NULL, O_SEED},
+		{"json", required_argument, NULL, O_JSON},
+		{"expect", required_argument, NULL, O_EXPECT},
+		{"write-golden", required_argument, NULL, O_WRITE},
+		{"tolerance", required_argument, NULL, O_TOL},
+		{"tolerance-ns", required_argument, NULL, O_TOLNS},
+		{"max-lines", required_argument, NULL, O_MAXL},
+		{"quiet", no_argument, NULL, O_QUIET},
+		{"help", no_argument, NULL, O_HELP},
+		{NULL, 0, NULL, 0},
+	};
+	struct scenario_opts o = {0};
+	int c, li = 0;
+
+	if (argc < 2 || argv[1][0] == '-') {
+		if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+			fputs(usage_scenario, stdout);
+			return 0;
+		}
+		fputs(usage_scenario, stderr);
+		return 2;
+	}
+	o.path = argv[1];
+	optind = 2;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+", longopts, &li)) != -1) {
+		const char *a = optarg;
+		int bad = 0;
+		double d = 0;
+		uint64_t u = 0;
+
+		switch (c) {
+		case O_SEED:
+			bad = parse_u64(a, &o.seed);
+			o.has_seed = 1;
+			break;
+		case O_JSON: o.json = a; break;
+		case O_EXPECT: o.expect = a; bad = !check; break;
+		case O_WRITE: o.write_golden = a; bad = !check; break;
+		case O_TOL:
+			bad = !check || parse_double(a, &d) || d < 0;
+			o.tol_rel = d / 100.0;
+			break;
+		case O_TOLNS:
+			bad = !check || parse_u64(a, &u);
+			o.tol_abs_ns = u;
+			break;
+		case O_MAXL:
+			bad = !check || parse_u64(a, &u) || u > 1000000;
+			o.max_diff_lines = (int)u;
+			break;
+		case O_QUIET: o.quiet = 1; bad = !check; break;
+		case O_HELP: fputs(usage_scenario, stdout); return 0;
+		default:
+			fprintf(stderr, "tcsim: unknown option or missing value '%s' (tcsim check --help)\n",
+				argv[optind - 1]);
+			return 2;
+		}
+		if (bad) {
+			fprintf(stderr, "tcsim: --%s%s%s: %s (tcsim check --help)\n", longopts[li].name, a ? " " : "",
+				a ? a : "", check ? "not a valid value" : "belongs to tcsim check");
+			return 2;
+		}
+	}
+	if (optind < argc && !strcmp(argv[optind - 1], "--"))
+		; /* the rest are the script's */
+	else if (optind < argc) {
+		fprintf(stderr, "tcsim: '%s': the scenario's own arguments go after --\n", argv[optind]);
+		return 2;
+	}
+	if (check && !o.expect && !o.write_golden) {
+		fprintf(stderr, "tcsim check: give --expect GOLDEN.json or --write-golden GOLDEN.json\n");
+		return 2;
+	}
+	if (check && o.expect && o.write_golden) {
+		fprintf(stderr, "tcsim check: --expect and --write-golden exclude each other\n");
+		return 2;
+	}
+	o.argc = argc - optind;
+	o.argv = argv + optind;
+	return scenario_main(&o);
+}
+
+static int is_lua(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > 4 && !strcmp(s + n - 4, ".lua");
+}
+
 static int cmd_bpf(int argc, char **argv)
 {
 	static const struct {
@@ -646,6 +762,12 @@ int main(int argc, char **argv)
 		return cmd_bpf(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "run"))
 		return cmd_sim_run(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "check"))
+		return cmd_scenario(argc - 1, argv + 1, 1);
+	if (argc >= 2 && !strcmp(argv[1], "scenario"))
+		return cmd_scenario(argc - 1, argv + 1, 0);
+	if (argc >= 2 && is_lua(argv[1]))
+		return cmd_scenario(argc, argv, 0);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		fputs(usage_top, stdout);
 		return 0;

@@ -1178,9 +1178,15 @@ static void token_at(const char *p, char *buf, size_t n)
 int tc_run_script(struct sim *s, const char *text, const char *name, const char *basedir, FILE *out,
 		  char *err, size_t errlen)
 {
+	return tc_run_script_at(s, text, name, 1, basedir, out, err, errlen);
+}
+
+int tc_run_script_at(struct sim *s, const char *text, const char *name, int first_line,
+		     const char *basedir, FILE *out, char *err, size_t errlen)
+{
 	struct words ws = {0};
 	const char *p = text;
-	int line = 1, start = 1, ret = 0;
+	int line = first_line, start = first_line, ret = 0;
 	char tok[48];
 
 	if (!name || !*name)

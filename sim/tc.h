@@ -24,6 +24,10 @@ int tc_exec(struct sim *s, int argc, char **argv, const char *where, const char 
  * names "name:line" and the word at fault. */
 int tc_run_script(struct sim *s, const char *text, const char *name, const char *basedir, FILE *out,
 		  char *err, size_t errlen);
+/* The same, numbering the text's lines from first_line (a script embedded
+ * in a larger file, such as a Lua scenario's string). */
+int tc_run_script_at(struct sim *s, const char *text, const char *name, int first_line,
+		     const char *basedir, FILE *out, char *err, size_t errlen);
 /* The same for a file; relative file names inside start at its folder. */
 int tc_run_file(struct sim *s, const char *path, FILE *out, char *err, size_t errlen);
 

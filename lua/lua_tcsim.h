@@ -1,0 +1,84 @@
+/* lua_tcsim.h - what the scenario runner (scenario.c) and the bindings
+ * (l_sim.c, l_traffic.c, l_expect.c) share. Not a public API. */
+#ifndef TCSIM_LUA_TCSIM_H
+#define TCSIM_LUA_TCSIM_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "scenario.h"
+#include "sim.h"
+#include "synth.h"
+
+#define LSIM_MT "tcsim.sim"
+#define LDEV_MT "tcsim.dev"
+#define LTRAFFIC_MT "tcsim.traffic"
+
+/* The run of one scenario file, kept in the Lua registry. */
+struct scenario {
+	const struct scenario_opts *o;
+	const char *path;  /* as given */
+	char dir[4096];    /* its folder: where the files it reads are */
+	char *src;         /* its text, for line numbers of embedded tc scripts */
+	size_t srclen;
+	FILE *out;         /* print(), reports, tc show */
+	int sims_ref;      /* registry ref: every simulation, in creation order */
+	int nsims;
+	int accounting_failed;
+	/* expectations */
+	int passed, failed;
+	char **failures; /* "file:line: message" of each failure */
+	int nfailures, capfailures;
+};
+
+/* A simulation as Lua holds it. */
+struct lsim {
+	struct sim *s; /* NULL once closed */
+	struct scenario *sc;
+	char name[64];
+	int nsynth; /* synthetic sources added: their seeds */
+};
+
+struct ldev {
+	struct lsim *ls;
+	int idx; /* in ls->s->devs */
+};
+
+struct ltraffic {
+	struct synth_spec spec;
+	int has_dev;
+};
+
+struct scenario *scenario_get(lua_State *L);
+void scenario_set(lua_State *L, struct scenario *sc);
+
+/* Option tables. */
+void opt_check_keys(lua_State *L, int idx, const char *what, const char *const *known);
+int opt_field(lua_State *L, int idx, const char *key); /* pushes t[key], returns 0 if nil (popped) */
+uint64_t opt_time_ns(lua_State *L, int vidx, const char *what);
+uint64_t opt_rate_bps(lua_State *L, int vidx, const char *what);
+uint64_t opt_uint(lua_State *L, int vidx, const char *what, uint64_t max);
+double opt_number(lua_State *L, int vidx, const char *what);
+uint32_t opt_priority(lua_State *L, int vidx, const char *what, enum prio_mode *mode);
+/* The path of a file the scenario reads (relative to the scenario's folder). */
+const char *scenario_path(lua_State *L, const char *name, char *buf, size_t n);
+/* The line of the scenario that called the current C function. */
+int scenario_line(lua_State *L);
+/* Where text embedded in the calling line starts (name = its chunk): that line, or the next
+ * when the line ends right after a long bracket [[ / [==[. */
+int scenario_text_line(lua_State *L, const char *text, char *name, size_t n);
+
+/* JSON results of a simulation, converted to a Lua table (the schema of
+ * tcsim run --json, with arrays also keyed by name, classid and handle). */
+int lsim_push_results(lua_State *L, const struct sim *s, int dev_idx);
+char *lsim_results_json(const struct sim *s, size_t *len);
+
+void lsim_open(lua_State *L);     /* tcsim.sim, the sim and dev metatables */
+void ltraffic_open(lua_State *L); /* tcsim.traffic, the traffic metatable */
+int ltraffic_parse(lua_State *L, int idx, struct ltraffic *t, struct lsim *ls, struct dev **dev);
+void lexpect_open(lua_State *L);  /* expect, expect_eq, ... */
+
+#endif

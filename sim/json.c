@@ -244,11 +244,11 @@ static int parse_string(struct parser *ps, struct buf *b)
 			return 0;
 		}
 		if (c < 0x20)
-			return fail(ps, ps->p, "control character U+%04X in a string must be escaped",
-				    c);
+			return fail(ps, ps->p,
+				    "control character U+%04X in a string must be escaped", c);
 		if (c >= 0x80) {
-			size_t n = utf8_len((const unsigned char *)ps->p,
-					    (const unsigned char *)ps->end);
+			size_t n =
+			    utf8_len((const unsigned char *)ps->p, (const unsigned char *)ps->end);
 
 			if (!n)
 				return fail(ps, ps->p, "invalid UTF-8 in a string");
@@ -293,7 +293,8 @@ static int parse_string(struct parser *ps, struct buf *b)
 		}
 		default:
 			if ((unsigned char)ps->p[1] > 0x20 && (unsigned char)ps->p[1] < 0x7f)
-				return fail(ps, ps->p, "invalid escape '\\%c' in a string", ps->p[1]);
+				return fail(ps, ps->p, "invalid escape '\\%c' in a string",
+					    ps->p[1]);
 			return fail(ps, ps->p, "invalid escape in a string");
 		}
 		if (buf_addc(b, (char)c))
@@ -515,7 +516,8 @@ static int parse_object(struct parser *ps, struct json **out)
 
 		if (ps->p >= ps->end || *ps->p != '"') {
 			if (first)
-				fail(ps, ps->p, "expected a member name (a string) or '}' after '{'");
+				fail(ps, ps->p,
+				     "expected a member name (a string) or '}' after '{'");
 			else if (ps->p < ps->end && *ps->p == '}')
 				fail(ps, ps->p, "trailing comma before '}'");
 			else
@@ -584,8 +586,9 @@ static int parse_literal(struct parser *ps, const char *word, struct json **out)
 	struct json *v;
 
 	if ((size_t)(ps->end - ps->p) < n || memcmp(ps->p, word, n))
-		return fail(ps, ps->p, "expected a value (invalid literal; true, false and null "
-				       "are lower case)");
+		return fail(ps, ps->p,
+			    "expected a value (invalid literal; true, false and null "
+			    "are lower case)");
 	v = new_value(word[0] == 'n' ? JSON_NULL : JSON_BOOL);
 	if (!v)
 		return fail(ps, ps->p, "out of memory");
@@ -630,12 +633,9 @@ static int parse_value(struct parser *ps, struct json **out)
 		*out = v;
 		return 0;
 	}
-	case 't':
-		return parse_literal(ps, "true", out);
-	case 'f':
-		return parse_literal(ps, "false", out);
-	case 'n':
-		return parse_literal(ps, "null", out);
+	case 't': return parse_literal(ps, "true", out);
+	case 'f': return parse_literal(ps, "false", out);
+	case 'n': return parse_literal(ps, "null", out);
 	default:
 		if (*ps->p == '-' || (*ps->p >= '0' && *ps->p <= '9'))
 			return parse_number(ps, out);
@@ -668,11 +668,15 @@ int json_parse(const char *text, size_t len, struct json **out, char *err, size_
 int json_parse_file(const char *path, struct json **out, char *err, size_t errlen)
 {
 	struct buf b = {0};
-	char chunk[65536], msg[256];
+	char chunk[65536], msg[512], dummy[1];
 	FILE *f = fopen(path, "rb");
 	size_t n;
 	int rc;
 
+	if (!err || !errlen) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
 	*out = NULL;
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -706,12 +710,8 @@ void json_free(struct json *v)
 	if (!v)
 		return;
 	switch (v->type) {
-	case JSON_NUMBER:
-		free(v->u.num.text);
-		break;
-	case JSON_STRING:
-		free(v->u.str.s);
-		break;
+	case JSON_NUMBER: free(v->u.num.text); break;
+	case JSON_STRING: free(v->u.str.s); break;
 	case JSON_ARRAY:
 		for (size_t i = 0; i < v->u.arr.n; i++)
 			json_free(v->u.arr.v[i]);
@@ -724,8 +724,7 @@ void json_free(struct json *v)
 		}
 		free(v->u.obj.m);
 		break;
-	default:
-		break;
+	default: break;
 	}
 	free(v);
 }
@@ -739,7 +738,8 @@ enum json_type json_type(const struct json *v)
 
 const char *json_type_name(enum json_type t)
 {
-	static const char *const names[] = {"null", "boolean", "number", "string", "array", "object"};
+	static const char *const names[] = {"null",   "boolean", "number",
+					    "string", "array",	 "object"};
 
 	return (unsigned)t < sizeof(names) / sizeof(names[0]) ? names[t] : "?";
 }
@@ -842,18 +842,10 @@ static void write_str(FILE *out, const char *s, size_t n)
 void json_write(FILE *out, const struct json *v)
 {
 	switch (json_type(v)) {
-	case JSON_NULL:
-		fputs("null", out);
-		break;
-	case JSON_BOOL:
-		fputs(v->u.b ? "true" : "false", out);
-		break;
-	case JSON_NUMBER:
-		fputs(v->u.num.text, out);
-		break;
-	case JSON_STRING:
-		write_str(out, v->u.str.s, v->u.str.len);
-		break;
+	case JSON_NULL: fputs("null", out); break;
+	case JSON_BOOL: fputs(v->u.b ? "true" : "false", out); break;
+	case JSON_NUMBER: fputs(v->u.num.text, out); break;
+	case JSON_STRING: write_str(out, v->u.str.s, v->u.str.len); break;
 	case JSON_ARRAY:
 		fputc('[', out);
 		for (size_t i = 0; i < v->u.arr.n; i++) {
@@ -880,11 +872,8 @@ void json_write(FILE *out, const struct json *v)
 /* ---- flattening ------------------------------------------------------- */
 
 const struct json_key_rule json_default_keys[] = {
-	{NULL, {"pref", "handle"}},
-	{NULL, {"name"}},
-	{NULL, {"classid"}},
-	{NULL, {"handle"}},
-	{NULL, {NULL}},
+    {NULL, {"pref", "handle"}}, {NULL, {"name"}}, {NULL, {"classid"}},
+    {NULL, {"handle"}},		{NULL, {NULL}},
 };
 
 static const char *const latency_stats[] = {"min", "mean", "p50", "p90", "p99", "max"};
@@ -936,8 +925,8 @@ static int add_scalar(struct buf *b, const struct json *v)
 }
 
 /* The "[...]" segment of element e of an array held by member name. */
-static int element_segment(const struct json_key_rule *keys, const char *name,
-			   const struct json *e, size_t idx, struct buf *seg)
+static int element_segment(const struct json_key_rule *keys, const char *name, const struct json *e,
+			   size_t idx, struct buf *seg)
 {
 	char num[32];
 
@@ -956,7 +945,8 @@ static int element_segment(const struct json_key_rule *keys, const char *name,
 		if (!ok)
 			continue;
 		for (size_t k = 0; k < 3 && r->members[k]; k++)
-			if ((k && buf_addc(seg, '/')) || add_scalar(seg, json_get(e, r->members[k])))
+			if ((k && buf_addc(seg, '/')) ||
+			    add_scalar(seg, json_get(e, r->members[k])))
 				return -1;
 		return buf_addc(seg, ']');
 	}
@@ -1030,7 +1020,8 @@ static int walk_array(struct walk *w, const struct json *v, const char *name, in
 
 			if (!s)
 				goto out;
-			snprintf(s, len + 24, "%.*s#%zu]", (int)(len - 1), segs[i].s, i - first + 1);
+			snprintf(s, len + 24, "%.*s#%zu]", (int)(len - 1), segs[i].s,
+				 i - first + 1);
 			free(segs[i].s);
 			segs[i].s = s;
 			i++;
@@ -1332,9 +1323,7 @@ static void diff_values(struct report *r, const struct node *e, const struct nod
 	char sx[80], sy[80];
 
 	switch (x->type) {
-	case JSON_NUMBER:
-		diff_numbers(r, e, a, o);
-		return;
+	case JSON_NUMBER: diff_numbers(r, e, a, o); return;
 	case JSON_STRING:
 		if (x->u.str.len == y->u.str.len && !memcmp(x->u.str.s, y->u.str.s, x->u.str.len))
 			return;
@@ -1343,8 +1332,7 @@ static void diff_values(struct report *r, const struct node *e, const struct nod
 		if (x->u.b == y->u.b)
 			return;
 		break;
-	default:
-		return; /* null, or containers: their contents are compared */
+	default: return; /* null, or containers: their contents are compared */
 	}
 	show(sx, sizeof(sx), x);
 	show(sy, sizeof(sy), y);

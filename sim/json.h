@@ -30,14 +30,14 @@ void json_write(FILE *out, const struct json *v);
 
 /* Accessors; all take NULL or a value of the wrong type gracefully. */
 enum json_type json_type(const struct json *v); /* JSON_NULL for NULL */
-const char *json_type_name(enum json_type t);   /* "object", "number", ... */
-size_t json_len(const struct json *v); /* array elements, object members, else 0 */
-const struct json *json_at(const struct json *arr, size_t i);       /* NULL if out of range */
-const char *json_key_at(const struct json *obj, size_t i);          /* member name */
-const struct json *json_value_at(const struct json *obj, size_t i); /* member value */
+const char *json_type_name(enum json_type t);	/* "object", "number", ... */
+size_t json_len(const struct json *v);		/* array elements, object members, else 0 */
+const struct json *json_at(const struct json *arr, size_t i);	      /* NULL if out of range */
+const char *json_key_at(const struct json *obj, size_t i);	      /* member name */
+const struct json *json_value_at(const struct json *obj, size_t i);   /* member value */
 const struct json *json_get(const struct json *obj, const char *key); /* NULL if absent */
-int json_bool(const struct json *v);          /* 1 true, 0 false, -1 not a boolean */
-double json_number(const struct json *v);     /* NAN if not a number */
+int json_bool(const struct json *v);		    /* 1 true, 0 false, -1 not a boolean */
+double json_number(const struct json *v);	    /* NAN if not a number */
 const char *json_number_text(const struct json *v); /* as written, NULL if not a number */
 /* 0 and *out when v is an integer literal (no fraction or exponent) that
  * fits int64_t; -1 otherwise. */
@@ -49,7 +49,9 @@ size_t json_string_len(const struct json *v);  /* may hold \u0000 */
  * "[name]" when it is not an identifier ([A-Za-z_][A-Za-z0-9_]*). An
  * array element is "[KEY]" when it is an object matching a key rule, the
  * values of the rule's members joined by '/', else "[INDEX]"; a segment
- * that repeats within one array gets "#2", "#3"... (in order). Rules are
+ * that repeats within one array gets "#2", "#3"... (in order). Inside
+ * brackets '\', '[', ']', '#' and '/' are escaped with '\', control
+ * characters as \uXXXX, so distinct values keep distinct paths. Rules are
  * tried in order; the first whose array name matches (NULL: any array; the
  * name is the member holding the array) and whose members are all present
  * as strings or numbers wins. json_default_keys, for tcsim's results:
@@ -80,19 +82,21 @@ int json_flatten(const struct json *root, const struct json_key_rule *keys, json
  * filters) is exact. A value missing on one side is reported once, at the
  * outermost missing path. */
 struct json_diff_opts {
-	double rel_tol; /* latency: relative tolerance, 0.01 = 1 %; 0 = exact */
-	double abs_tol; /* latency: absolute tolerance in their unit (ns); 0 = none */
+	double rel_tol;		   /* latency: relative tolerance, 0.01 = 1 %; 0 = exact */
+	double abs_tol;		   /* latency: absolute tolerance in their unit (ns); 0 = none */
 	const char *const *ignore; /* NULL-terminated path prefixes to skip, or NULL */
-	size_t max_lines;          /* print at most this many lines, then "... and K more"; 0 = all */
+	size_t max_lines; /* print at most this many lines, then "... and K more"; 0 = all */
 	const struct json_key_rule *keys; /* NULL = json_default_keys */
 };
 
-/* Prints one line per difference to out (NULL: count only), e.g.
+/* Prints one line per difference to out (NULL: count only), in
+ * expected's order, then what is only in actual:
  *   devices[eth0].classes[1:1].packets: expected 188, got 187 (-1)
- *   devices[eth0].classes[1:2].delay_ns.queue.p99: expected 1234567, got 1300000 (+5.3%, tolerance 1%)
+ *   devices[eth0].classes[1:2].delay_ns.queue.p99: expected 1234567,
+ *     got 1300000 (+5.3%, tolerance 1%)          (one line)
  *   devices[eth0].verdicts[4:]: only in actual (33)
- * in expected's order, then what is only in actual. Returns the number of
- * differences (0: same), -1 when out of memory. opts NULL = exact. */
+ * Returns the number of differences (0: same), -1 when out of memory.
+ * opts NULL = exact. */
 int json_diff(const struct json *expected, const struct json *actual,
 	      const struct json_diff_opts *opts, FILE *out);
 

@@ -15,47 +15,47 @@
 /* A trimmed `tcsim run --tc scenarios/ssh_http.tc --rate 256kbit --json -`
  * of scenarios/captures/ssh_hydra.pcap. */
 static const char tcsim_doc[] =
-	"{\n"
-	"  \"tcsim\": 1,\n"
-	"  \"seed\": 1,\n"
-	"  \"kernel\": \"current\",\n"
-	"  \"time_ns\": 17466681750,\n"
-	"  \"devices\": [\n"
-	"    {\n"
-	"      \"name\": \"eth0\",\n"
-	"      \"rate_bps\": 256000, \"overhead\": 0, \"mtu\": 1500, \"txqueuelen\": 1000, "
-	"\"delay_ns\": 0,\n"
-	"      \"totals\": {\"arrived\": 189, \"sent\": 189, \"dropped\": 0, \"queued\": 0, "
-	"\"rejected\": 0, \"sent_bytes\": 33259, \"dropped_bytes\": 0},\n"
-	"      \"drops\": {},\n"
-	"      \"rejects\": {\"shorter than an Ethernet header\": 0},\n"
-	"      \"classes\": [\n"
-	"        {\"classid\": \"1:1\", \"packets\": 188, \"bytes\": 33152, \"drops\": 0, "
-	"\"delay_ns\": {\"queue\": {\"min\": 0, \"mean\": 283635508, \"p50\": 339738624, "
-	"\"p90\": 595591168, \"p99\": 666894336, \"max\": 669659000}, \"total\": {\"min\": "
-	"2312500, \"mean\": 289146146, \"p50\": 352321536, \"p90\": 595591168, \"p99\": "
-	"671088640, \"max\": 674339000}}},\n"
-	"        {\"classid\": \"1:2\", \"packets\": 0, \"bytes\": 0, \"drops\": 0, "
-	"\"delay_ns\": {\"queue\": {\"min\": 0, \"mean\": 0, \"p50\": 0, \"p90\": 0, \"p99\": "
-	"1234567, \"max\": 0}, \"total\": {\"min\": 0, \"mean\": 0, \"p50\": 0, \"p90\": 0, "
-	"\"p99\": 0, \"max\": 0}}},\n"
-	"        {\"classid\": \"1:3\", \"packets\": 1, \"bytes\": 107, \"drops\": 0, "
-	"\"delay_ns\": {\"queue\": {\"min\": 0, \"mean\": 0, \"p50\": 0, \"p90\": 0, \"p99\": 0, "
-	"\"max\": 0}, \"total\": {\"min\": 3343750, \"mean\": 3343750, \"p50\": 3343750, "
-	"\"p90\": 3343750, \"p99\": 3343750, \"max\": 3343750}}}\n"
-	"      ],\n"
-	"      \"verdicts\": {\"1:1\": 188, \"1:3\": 1},\n"
-	"      \"filters\": [{\"pref\": 1, \"handle\": \"0x1\", \"packets\": 188}, "
-	"{\"pref\": 49152, \"handle\": \"0x1\", \"packets\": 1}],\n"
-	"      \"qdiscs\": [\n"
-	"        {\"kind\": \"prio\", \"handle\": \"1:\", \"parent\": \"root\", \"sent_bytes\": "
-	"33259, \"sent_packets\": 189, \"drops\": 0, \"qlen\": 0, \"peak_qlen\": 100},\n"
-	"        {\"kind\": \"sfq\", \"handle\": \"10:\", \"parent\": \"1:1\", \"sent_bytes\": "
-	"33152, \"sent_packets\": 188, \"drops\": 0, \"qlen\": 0, \"peak_qlen\": 100}\n"
-	"      ]\n"
-	"    }\n"
-	"  ]\n"
-	"}\n";
+    "{\n"
+    "  \"tcsim\": 1,\n"
+    "  \"seed\": 1,\n"
+    "  \"kernel\": \"current\",\n"
+    "  \"time_ns\": 17466681750,\n"
+    "  \"devices\": [\n"
+    "    {\n"
+    "      \"name\": \"eth0\",\n"
+    "      \"rate_bps\": 256000, \"overhead\": 0, \"mtu\": 1500, \"txqueuelen\": 1000, "
+    "\"delay_ns\": 0,\n"
+    "      \"totals\": {\"arrived\": 189, \"sent\": 189, \"dropped\": 0, \"queued\": 0, "
+    "\"rejected\": 0, \"sent_bytes\": 33259, \"dropped_bytes\": 0},\n"
+    "      \"drops\": {},\n"
+    "      \"rejects\": {\"shorter than an Ethernet header\": 0},\n"
+    "      \"classes\": [\n"
+    "        {\"classid\": \"1:1\", \"packets\": 188, \"bytes\": 33152, \"drops\": 0, "
+    "\"delay_ns\": {\"queue\": {\"min\": 0, \"mean\": 283635508, \"p50\": 339738624, "
+    "\"p90\": 595591168, \"p99\": 666894336, \"max\": 669659000}, \"total\": {\"min\": "
+    "2312500, \"mean\": 289146146, \"p50\": 352321536, \"p90\": 595591168, \"p99\": "
+    "671088640, \"max\": 674339000}}},\n"
+    "        {\"classid\": \"1:2\", \"packets\": 0, \"bytes\": 0, \"drops\": 0, "
+    "\"delay_ns\": {\"queue\": {\"min\": 0, \"mean\": 0, \"p50\": 0, \"p90\": 0, \"p99\": "
+    "1234567, \"max\": 0}, \"total\": {\"min\": 0, \"mean\": 0, \"p50\": 0, \"p90\": 0, "
+    "\"p99\": 0, \"max\": 0}}},\n"
+    "        {\"classid\": \"1:3\", \"packets\": 1, \"bytes\": 107, \"drops\": 0, "
+    "\"delay_ns\": {\"queue\": {\"min\": 0, \"mean\": 0, \"p50\": 0, \"p90\": 0, \"p99\": 0, "
+    "\"max\": 0}, \"total\": {\"min\": 3343750, \"mean\": 3343750, \"p50\": 3343750, "
+    "\"p90\": 3343750, \"p99\": 3343750, \"max\": 3343750}}}\n"
+    "      ],\n"
+    "      \"verdicts\": {\"1:1\": 188, \"1:3\": 1},\n"
+    "      \"filters\": [{\"pref\": 1, \"handle\": \"0x1\", \"packets\": 188}, "
+    "{\"pref\": 49152, \"handle\": \"0x1\", \"packets\": 1}],\n"
+    "      \"qdiscs\": [\n"
+    "        {\"kind\": \"prio\", \"handle\": \"1:\", \"parent\": \"root\", \"sent_bytes\": "
+    "33259, \"sent_packets\": 189, \"drops\": 0, \"qlen\": 0, \"peak_qlen\": 100},\n"
+    "        {\"kind\": \"sfq\", \"handle\": \"10:\", \"parent\": \"1:1\", \"sent_bytes\": "
+    "33152, \"sent_packets\": 188, \"drops\": 0, \"qlen\": 0, \"peak_qlen\": 100}\n"
+    "      ]\n"
+    "    }\n"
+    "  ]\n"
+    "}\n";
 
 static struct json *parse(const char *s)
 {
@@ -153,21 +153,21 @@ static void test_numbers(void)
 		int is_int;
 		int64_t i;
 	} t[] = {
-		{"0", 0, 1, 0},
-		{"-0", -0.0, 1, 0},
-		{"7", 7, 1, 7},
-		{"-12", -12, 1, -12},
-		{"1.5", 1.5, 0, 0},
-		{"1.5e3", 1500, 0, 0},
-		{"-12.25E-2", -0.1225, 0, 0},
-		{"2E+2", 200, 0, 0},
-		{"0.0", 0, 0, 0},
-		{"1e0", 1, 0, 0},
-		{"9223372036854775807", 9223372036854775807.0, 1, INT64_MAX},
-		{"-9223372036854775808", -9223372036854775808.0, 1, INT64_MIN},
-		{"9223372036854775808", 9223372036854775808.0, 0, 0},
-		{"-9223372036854775809", -9223372036854775809.0, 0, 0},
-		{"123456789012345678901234567890", 1.2345678901234568e29, 0, 0},
+	    {"0", 0, 1, 0},
+	    {"-0", -0.0, 1, 0},
+	    {"7", 7, 1, 7},
+	    {"-12", -12, 1, -12},
+	    {"1.5", 1.5, 0, 0},
+	    {"1.5e3", 1500, 0, 0},
+	    {"-12.25E-2", -0.1225, 0, 0},
+	    {"2E+2", 200, 0, 0},
+	    {"0.0", 0, 0, 0},
+	    {"1e0", 1, 0, 0},
+	    {"9223372036854775807", 9223372036854775807.0, 1, INT64_MAX},
+	    {"-9223372036854775808", -9223372036854775808.0, 1, INT64_MIN},
+	    {"9223372036854775808", 9223372036854775808.0, 0, 0},
+	    {"-9223372036854775809", -9223372036854775809.0, 0, 0},
+	    {"123456789012345678901234567890", 1.2345678901234568e29, 0, 0},
 	};
 
 	for (size_t k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
@@ -205,7 +205,8 @@ static void test_string_escapes(void)
 	json_free(v);
 	/* raw UTF-8 (2, 3 and 4 bytes) passes through */
 	v = parse("\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf\"");
-	CU_ASSERT_STRING_EQUAL(json_string(v), "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf");
+	CU_ASSERT_STRING_EQUAL(json_string(v),
+			       "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf");
 	json_free(v);
 	/* highest pair: U+10FFFF */
 	v = parse("\"\\uDBFF\\uDFFF\"");
@@ -247,7 +248,7 @@ static void test_containers(void)
 	CU_ASSERT_PTR_NOT_NULL(json_get(json_get(v, "a"), "b"));
 	CU_ASSERT_PTR_NULL(json_get(v, "missing"));
 	CU_ASSERT_PTR_NULL(json_get(z, "z")); /* not an object */
-	CU_ASSERT_PTR_NULL(json_at(v, 0));     /* not an array */
+	CU_ASSERT_PTR_NULL(json_at(v, 0));    /* not an array */
 	CU_ASSERT_PTR_NOT_NULL(json_get(v, ""));
 	CU_ASSERT_STRING_EQUAL(json_type_name(JSON_OBJECT), "object");
 	json_free(v);
@@ -300,64 +301,69 @@ static void test_invalid_table(void)
 		size_t len; /* 0: strlen */
 		const char *err;
 	} t[] = {
-		{"", 0, "line 1, column 1: expected a value (end of input)"},
-		{"   ", 0, "line 1, column 4: expected a value (end of input)"},
-		{"[1,2,]", 0, "line 1, column 6: trailing comma before ']'"},
-		{"{\"a\":1,}", 0, "line 1, column 8: trailing comma before '}'"},
-		{"01", 0, "line 1, column 1: leading zeros are not allowed in a number"},
-		{"[-01]", 0, "line 1, column 3: leading zeros are not allowed in a number"},
-		{"[00.5]", 0, "line 1, column 2: leading zeros are not allowed in a number"},
-		{"\"\\uD800\"", 0, "line 1, column 2: lone high surrogate \\uD800"},
-		{"\"ab\\uDBFFx\"", 0, "line 1, column 4: lone high surrogate \\uDBFF"},
-		{"\"\\uD800\\u0041\"", 0, "line 1, column 2: lone high surrogate \\uD800"},
-		{"\"\\uD800\\uD800\"", 0, "line 1, column 2: lone high surrogate \\uD800"},
-		{"\"\\uDC00\"", 0, "line 1, column 2: lone low surrogate \\uDC00"},
-		{"\"a\nb\"", 0, "line 1, column 3: control character U+000A in a string must be escaped"},
-		{"\"a\tb\"", 0, "line 1, column 3: control character U+0009"},
-		{"\"a\0b\"", 5, "line 1, column 3: control character U+0000"},
-		{"[\"abc", 0, "line 1, column 2: unterminated string"},
-		{"\"abc\\", 0, "line 1, column 1: unterminated string"},
-		{"[1, 2", 0, "line 1, column 6: expected ',' or ']' after an array element (end of input)"},
-		{"[1 2]", 0, "line 1, column 4: expected ',' or ']' after an array element"},
-		{"{\"a\":1 \"b\":2}", 0, "line 1, column 8: expected ',' or '}' after an object member"},
-		{"{\n  \"a\": 1\n  \"b\": 2\n}", 0,
-		 "line 3, column 3: expected ',' or '}' after an object member"},
-		{"{\"a\" 1}", 0, "line 1, column 6: expected ':' after a member name"},
-		{"{1:2}", 0, "line 1, column 2: expected a member name (a string) or '}' after '{'"},
-		{"{\"a\":1,2:3}", 0, "line 1, column 8: expected a member name (a string) after ','"},
-		{"{\"a\":1,\"b\":2,\"a\":3}", 0, "line 1, column 14: duplicate member name \"a\""},
-		{"{\"a\":{\"x\":1,\"x\":1}}", 0, "line 1, column 13: duplicate member name \"x\""},
-		{"{\"a\":1} x", 0, "line 1, column 9: unexpected characters after the JSON value"},
-		{"1 2", 0, "line 1, column 3: unexpected characters after the JSON value"},
-		{"[1]\0", 4, "line 1, column 4: unexpected characters after the JSON value"},
-		{"0x10", 0, "line 1, column 2: unexpected characters after the JSON value"},
-		{"tru", 0, "line 1, column 1: expected a value (invalid literal"},
-		{"True", 0, "line 1, column 1: expected a value"},
-		{"[nul]", 0, "line 1, column 2: expected a value (invalid literal"},
-		{"NaN", 0, "line 1, column 1: expected a value"},
-		{"[Infinity]", 0, "line 1, column 2: expected a value"},
-		{"-", 0, "line 1, column 2: expected a digit after '-' (end of input)"},
-		{"-x", 0, "line 1, column 2: expected a digit after '-'"},
-		{"+1", 0, "line 1, column 1: expected a value"},
-		{".5", 0, "line 1, column 1: expected a value"},
-		{"1.", 0, "line 1, column 3: expected a digit after '.' in a number (end of input)"},
-		{"1.e5", 0, "line 1, column 3: expected a digit after '.' in a number"},
-		{"1e", 0, "line 1, column 3: expected a digit in the exponent of a number"},
-		{"1e+", 0, "line 1, column 4: expected a digit in the exponent of a number"},
-		{"\"\\x\"", 0, "line 1, column 2: invalid escape '\\x' in a string"},
-		{"\"\\u12G4\"", 0, "line 1, column 2: expected four hex digits after '\\u'"},
-		{"\"\\u12\"", 0, "line 1, column 2: expected four hex digits after '\\u'"},
-		{"\"\xc0\xaf\"", 0, "line 1, column 2: invalid UTF-8 in a string"},
-		{"\"\xed\xa0\x80\"", 0, "line 1, column 2: invalid UTF-8 in a string"},
-		{"\"\xf4\x90\x80\x80\"", 0, "line 1, column 2: invalid UTF-8 in a string"},
-		{"\"\xe2\x82\"", 0, "line 1, column 2: invalid UTF-8 in a string"},
-		{"\"\x80\"", 0, "line 1, column 2: invalid UTF-8 in a string"},
-		/* columns count characters, not bytes */
-		{"\"\xc3\xa9\xe2\x82\xac\" x", 0, "line 1, column 6: unexpected characters"},
-		{"'a'", 0, "line 1, column 1: expected a value"},
-		{"/* c */ 1", 0, "line 1, column 1: expected a value"},
-		{"\xef\xbb\xbf" "1", 0, "line 1, column 1: expected a value"},
-		{"[1,\r\n\r\n ]", 0, "line 3, column 2: trailing comma before ']'"},
+	    {"", 0, "line 1, column 1: expected a value (end of input)"},
+	    {"   ", 0, "line 1, column 4: expected a value (end of input)"},
+	    {"[1,2,]", 0, "line 1, column 6: trailing comma before ']'"},
+	    {"{\"a\":1,}", 0, "line 1, column 8: trailing comma before '}'"},
+	    {"01", 0, "line 1, column 1: leading zeros are not allowed in a number"},
+	    {"[-01]", 0, "line 1, column 3: leading zeros are not allowed in a number"},
+	    {"[00.5]", 0, "line 1, column 2: leading zeros are not allowed in a number"},
+	    {"\"\\uD800\"", 0, "line 1, column 2: lone high surrogate \\uD800"},
+	    {"\"ab\\uDBFFx\"", 0, "line 1, column 4: lone high surrogate \\uDBFF"},
+	    {"\"\\uD800\\u0041\"", 0, "line 1, column 2: lone high surrogate \\uD800"},
+	    {"\"\\uD800\\uD800\"", 0, "line 1, column 2: lone high surrogate \\uD800"},
+	    {"\"\\uDC00\"", 0, "line 1, column 2: lone low surrogate \\uDC00"},
+	    {"\"a\nb\"", 0,
+	     "line 1, column 3: control character U+000A in a string must be escaped"},
+	    {"\"a\tb\"", 0, "line 1, column 3: control character U+0009"},
+	    {"\"a\0b\"", 5, "line 1, column 3: control character U+0000"},
+	    {"[\"abc", 0, "line 1, column 2: unterminated string"},
+	    {"\"abc\\", 0, "line 1, column 1: unterminated string"},
+	    {"[1, 2", 0,
+	     "line 1, column 6: expected ',' or ']' after an array element (end of input)"},
+	    {"[1 2]", 0, "line 1, column 4: expected ',' or ']' after an array element"},
+	    {"{\"a\":1 \"b\":2}", 0,
+	     "line 1, column 8: expected ',' or '}' after an object member"},
+	    {"{\n  \"a\": 1\n  \"b\": 2\n}", 0,
+	     "line 3, column 3: expected ',' or '}' after an object member"},
+	    {"{\"a\" 1}", 0, "line 1, column 6: expected ':' after a member name"},
+	    {"{1:2}", 0, "line 1, column 2: expected a member name (a string) or '}' after '{'"},
+	    {"{\"a\":1,2:3}", 0, "line 1, column 8: expected a member name (a string) after ','"},
+	    {"{\"a\":1,\"b\":2,\"a\":3}", 0, "line 1, column 14: duplicate member name \"a\""},
+	    {"{\"a\":{\"x\":1,\"x\":1}}", 0, "line 1, column 13: duplicate member name \"x\""},
+	    {"{\"a\":1} x", 0, "line 1, column 9: unexpected characters after the JSON value"},
+	    {"1 2", 0, "line 1, column 3: unexpected characters after the JSON value"},
+	    {"[1]\0", 4, "line 1, column 4: unexpected characters after the JSON value"},
+	    {"0x10", 0, "line 1, column 2: unexpected characters after the JSON value"},
+	    {"tru", 0, "line 1, column 1: expected a value (invalid literal"},
+	    {"True", 0, "line 1, column 1: expected a value"},
+	    {"[nul]", 0, "line 1, column 2: expected a value (invalid literal"},
+	    {"NaN", 0, "line 1, column 1: expected a value"},
+	    {"[Infinity]", 0, "line 1, column 2: expected a value"},
+	    {"-", 0, "line 1, column 2: expected a digit after '-' (end of input)"},
+	    {"-x", 0, "line 1, column 2: expected a digit after '-'"},
+	    {"+1", 0, "line 1, column 1: expected a value"},
+	    {".5", 0, "line 1, column 1: expected a value"},
+	    {"1.", 0, "line 1, column 3: expected a digit after '.' in a number (end of input)"},
+	    {"1.e5", 0, "line 1, column 3: expected a digit after '.' in a number"},
+	    {"1e", 0, "line 1, column 3: expected a digit in the exponent of a number"},
+	    {"1e+", 0, "line 1, column 4: expected a digit in the exponent of a number"},
+	    {"\"\\x\"", 0, "line 1, column 2: invalid escape '\\x' in a string"},
+	    {"\"\\u12G4\"", 0, "line 1, column 2: expected four hex digits after '\\u'"},
+	    {"\"\\u12\"", 0, "line 1, column 2: expected four hex digits after '\\u'"},
+	    {"\"\xc0\xaf\"", 0, "line 1, column 2: invalid UTF-8 in a string"},
+	    {"\"\xed\xa0\x80\"", 0, "line 1, column 2: invalid UTF-8 in a string"},
+	    {"\"\xf4\x90\x80\x80\"", 0, "line 1, column 2: invalid UTF-8 in a string"},
+	    {"\"\xe2\x82\"", 0, "line 1, column 2: invalid UTF-8 in a string"},
+	    {"\"\x80\"", 0, "line 1, column 2: invalid UTF-8 in a string"},
+	    /* columns count characters, not bytes */
+	    {"\"\xc3\xa9\xe2\x82\xac\" x", 0, "line 1, column 6: unexpected characters"},
+	    {"'a'", 0, "line 1, column 1: expected a value"},
+	    {"/* c */ 1", 0, "line 1, column 1: expected a value"},
+	    {"\xef\xbb\xbf"
+	     "1",
+	     0, "line 1, column 1: expected a value"},
+	    {"[1,\r\n\r\n ]", 0, "line 3, column 2: trailing comma before ']'"},
 	};
 
 	for (size_t k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
@@ -372,7 +378,8 @@ static void test_invalid_table(void)
 			fprintf(stderr, "accepted #%zu: %s\n", k, t[k].text);
 			json_free(v);
 		} else if (strncmp(err, t[k].err, strlen(t[k].err))) {
-			fprintf(stderr, "#%zu %s\n  want %s\n  got  %s\n", k, t[k].text, t[k].err, err);
+			fprintf(stderr, "#%zu %s\n  want %s\n  got  %s\n", k, t[k].text, t[k].err,
+				err);
 			CU_FAIL("error message");
 		}
 	}
@@ -389,7 +396,8 @@ static void test_depth_overflow(void)
 	memset(s + n, ']', n);
 	s[2 * n] = '\0';
 	CU_ASSERT_EQUAL(json_parse(s, 2 * n, &v, err, sizeof(err)), -1);
-	snprintf(want, sizeof(want), "line 1, column %zu: nesting deeper than %d", n, JSON_MAX_DEPTH);
+	snprintf(want, sizeof(want), "line 1, column %zu: nesting deeper than %d", n,
+		 JSON_MAX_DEPTH);
 	CU_ASSERT_EQUAL(strncmp(err, want, strlen(want)), 0);
 	free(s);
 	/* a million levels: an error, not a stack overflow */
@@ -458,8 +466,9 @@ static void test_parse_file(void)
 
 static void test_write(void)
 {
-	struct json *v = parse("{\"a\" :[1,-2.50e+3,true,false,null,\"q\\\"\\\\\\n\\u0001\xc3\xa9\"],"
-			       "\"b\":{}, \"c\":[]}");
+	struct json *v =
+	    parse("{\"a\" :[1,-2.50e+3,true,false,null,\"q\\\"\\\\\\n\\u0001\xc3\xa9\"],"
+		  "\"b\":{}, \"c\":[]}");
 	char *s = written(v);
 
 	CU_ASSERT_STRING_EQUAL(s, "{\"a\": [1, -2.50e+3, true, false, null, "
@@ -525,21 +534,21 @@ static char *flatten(const char *doc, const struct json_key_rule *keys, int *lea
 static void test_flatten_tcsim_paths(void)
 {
 	static const char *const want[] = {
-		"\n0 \n",
-		"\n1 time_ns\n",
-		"\n2 devices[eth0]\n",
-		"\n3 devices[eth0].delay_ns\n",
-		"\n4 devices[eth0].totals.sent\n",
-		"\n3 devices[eth0].drops\n",
-		"\n4 devices[eth0].rejects[shorter than an Ethernet header]\n",
-		"\n4 devices[eth0].classes[1:1]\n",
-		"\n5 devices[eth0].classes[1:1].packets\n",
-		"\n7 devices[eth0].classes[1:2].delay_ns.queue.p99\n",
-		"\n7 devices[eth0].classes[1:3].delay_ns.total.max\n",
-		"\n4 devices[eth0].verdicts[1:1]\n",
-		"\n5 devices[eth0].filters[49152/0x1].packets\n",
-		"\n5 devices[eth0].qdiscs[1:].kind\n",
-		"\n5 devices[eth0].qdiscs[10:].parent\n",
+	    "\n0 \n",
+	    "\n1 time_ns\n",
+	    "\n2 devices[eth0]\n",
+	    "\n3 devices[eth0].delay_ns\n",
+	    "\n4 devices[eth0].totals.sent\n",
+	    "\n3 devices[eth0].drops\n",
+	    "\n4 devices[eth0].rejects[shorter than an Ethernet header]\n",
+	    "\n4 devices[eth0].classes[1:1]\n",
+	    "\n5 devices[eth0].classes[1:1].packets\n",
+	    "\n7 devices[eth0].classes[1:2].delay_ns.queue.p99\n",
+	    "\n7 devices[eth0].classes[1:3].delay_ns.total.max\n",
+	    "\n4 devices[eth0].verdicts[1:1]\n",
+	    "\n5 devices[eth0].filters[49152/0x1].packets\n",
+	    "\n5 devices[eth0].qdiscs[1:].kind\n",
+	    "\n5 devices[eth0].qdiscs[10:].parent\n",
 	};
 	int leaves = 0;
 	char *s = flatten(tcsim_doc, NULL, &leaves);
@@ -565,9 +574,9 @@ static void test_flatten_tcsim_paths(void)
 static void test_flatten_keys(void)
 {
 	static const struct json_key_rule flows[] = {
-		{"flows", {"src", "dst"}},
-		{NULL, {"name"}},
-		{NULL, {NULL}},
+	    {"flows", {"src", "dst"}},
+	    {NULL, {"name"}},
+	    {NULL, {NULL}},
 	};
 	char *s;
 
@@ -586,6 +595,14 @@ static void test_flatten_keys(void)
 	CU_ASSERT_STRING_EQUAL(s, "0 \n1 flows\n2 flows[h1/h2]\n3 flows[h1/h2].src\n"
 				  "3 flows[h1/h2].dst\n3 flows[h1/h2].name\n1 other\n2 other[0]\n"
 				  "3 other[0].src\n3 other[0].dst\n");
+	free(s);
+	/* bracketed text is escaped so that distinct values keep distinct paths */
+	s = flatten("{\"x\": [{\"name\": \"a]b\"}, {\"name\": \"a#2\"}, {\"name\": \"a\\u0001\"}],"
+		    " \"a][b\": 1, \"a\": {\"b\": 1}}",
+		    NULL, NULL);
+	CU_ASSERT_STRING_EQUAL(s, "0 \n1 x\n2 x[a\\]b]\n3 x[a\\]b].name\n2 x[a\\#2]\n"
+				  "3 x[a\\#2].name\n2 x[a\\u0001]\n3 x[a\\u0001].name\n"
+				  "1 [a\\]\\[b]\n1 a\n2 a.b\n");
 	free(s);
 }
 
@@ -627,7 +644,8 @@ static void test_diff_changed_count(void)
 	struct diffres r = diff(tcsim_doc, a, NULL);
 
 	CU_ASSERT_EQUAL(r.n, 1);
-	CU_ASSERT_STRING_EQUAL(r.text, "devices[eth0].classes[1:1].packets: expected 188, got 187 (-1)\n");
+	CU_ASSERT_STRING_EQUAL(r.text,
+			       "devices[eth0].classes[1:1].packets: expected 188, got 187 (-1)\n");
 	free(r.text);
 	/* latency tolerances do not apply to counts */
 	r = diff(tcsim_doc, a, &o);
@@ -659,6 +677,15 @@ static void test_diff_latency_tolerance(void)
 	r = diff(tcsim_doc, a, &o);
 	CU_ASSERT_EQUAL(r.n, 0);
 	CU_ASSERT_STRING_EQUAL(r.text, "");
+	free(r.text);
+	/* the edge: 65433 / 1234567 = 5.30003 % */
+	o.rel_tol = 0.0530;
+	r = diff(tcsim_doc, a, &o);
+	CU_ASSERT_EQUAL(r.n, 1);
+	free(r.text);
+	o.rel_tol = 0.05301;
+	r = diff(tcsim_doc, a, &o);
+	CU_ASSERT_EQUAL(r.n, 0);
 	free(r.text);
 	o = (struct json_diff_opts){.abs_tol = 65433}; /* exactly the change */
 	r = diff(tcsim_doc, a, &o);
@@ -699,10 +726,11 @@ static void test_diff_latency_tolerance(void)
 
 static void test_diff_reordered_classes(void)
 {
-	static const char e[] = "{\"classes\": [{\"classid\": \"1:1\", \"packets\": 5}, "
-				"{\"classid\": \"1:2\", \"packets\": 6}, {\"classid\": \"1:3\", "
-				"\"packets\": 7}], \"filters\": [{\"pref\": 1, \"handle\": \"0x1\"}, "
-				"{\"pref\": 2, \"handle\": \"0x1\"}]}";
+	static const char e[] =
+	    "{\"classes\": [{\"classid\": \"1:1\", \"packets\": 5}, "
+	    "{\"classid\": \"1:2\", \"packets\": 6}, {\"classid\": \"1:3\", "
+	    "\"packets\": 7}], \"filters\": [{\"pref\": 1, \"handle\": \"0x1\"}, "
+	    "{\"pref\": 2, \"handle\": \"0x1\"}]}";
 	static const char a[] = "{\"filters\": [{\"handle\": \"0x1\", \"pref\": 2}, "
 				"{\"pref\": 1, \"handle\": \"0x1\"}], \"classes\": [{\"classid\": "
 				"\"1:3\", \"packets\": 7}, {\"packets\": 5, \"classid\": \"1:1\"}, "
@@ -715,7 +743,8 @@ static void test_diff_reordered_classes(void)
 	/* arrays without a key member are compared by position */
 	r = diff("{\"x\": [1, 2, 3]}", "{\"x\": [3, 2, 1]}", NULL);
 	CU_ASSERT_EQUAL(r.n, 2);
-	CU_ASSERT_STRING_EQUAL(r.text, "x[0]: expected 1, got 3 (+2)\nx[2]: expected 3, got 1 (-2)\n");
+	CU_ASSERT_STRING_EQUAL(r.text,
+			       "x[0]: expected 1, got 3 (+2)\nx[2]: expected 3, got 1 (-2)\n");
 	free(r.text);
 }
 
@@ -735,8 +764,9 @@ static void test_diff_only_in(void)
 	free(r.text);
 	free(a);
 	/* a whole missing element is one line, its value shortened */
-	e = subst(tcsim_doc, "\"filters\": [", "\"filters\": [{\"pref\": 7, \"handle\": \"0x2\", "
-						   "\"packets\": 3}, ");
+	e = subst(tcsim_doc, "\"filters\": [",
+		  "\"filters\": [{\"pref\": 7, \"handle\": \"0x2\", "
+		  "\"packets\": 3}, ");
 	r = diff(e, tcsim_doc, NULL);
 	CU_ASSERT_EQUAL(r.n, 1);
 	CU_ASSERT_STRING_EQUAL(r.text, "devices[eth0].filters[7/0x2]: only in expected "
@@ -748,15 +778,17 @@ static void test_diff_only_in(void)
 		 "\"long\": \"0123456789012345678901234567890123456789\"}], \"z\": null}",
 		 NULL);
 	CU_ASSERT_EQUAL(r.n, 2);
-	CU_ASSERT_STRING_EQUAL(r.text, "d[eth1]: only in actual ({\"name\": \"eth1\", \"n\": 2, "
-				       "\"long\": \"0123456789012345678901 ...})\nz: only in actual "
-				       "(null)\n");
+	CU_ASSERT_STRING_EQUAL(r.text,
+			       "d[eth1]: only in actual ({\"name\": \"eth1\", \"n\": 2, "
+			       "\"long\": \"0123456789012345678901 ...})\nz: only in actual "
+			       "(null)\n");
 	free(r.text);
 	/* an index-keyed array that got shorter; an empty object that lost a member */
 	r = diff("{\"x\": [1, 2, 3], \"drops\": {\"limit\": 2}}", "{\"x\": [1, 2], \"drops\": {}}",
 		 NULL);
 	CU_ASSERT_EQUAL(r.n, 2);
-	CU_ASSERT_STRING_EQUAL(r.text, "x[2]: only in expected (3)\ndrops.limit: only in expected (2)\n");
+	CU_ASSERT_STRING_EQUAL(r.text,
+			       "x[2]: only in expected (3)\ndrops.limit: only in expected (2)\n");
 	free(r.text);
 }
 
@@ -764,11 +796,12 @@ static void test_diff_types_and_values(void)
 {
 	struct diffres r;
 
-	r = diff("{\"a\": 3, \"b\": \"x\", \"c\": true, \"d\": [1], \"e\": null, \"f\": 1.5,"
-		 " \"g\": 12345678901234567890123}",
-		 "{\"a\": \"3\", \"b\": \"y\", \"c\": false, \"d\": {\"0\": 1}, \"e\": null, \"f\": 2,"
-		 " \"g\": 12345678901234567890124}",
-		 NULL);
+	r = diff(
+	    "{\"a\": 3, \"b\": \"x\", \"c\": true, \"d\": [1], \"e\": null, \"f\": 1.5,"
+	    " \"g\": 12345678901234567890123}",
+	    "{\"a\": \"3\", \"b\": \"y\", \"c\": false, \"d\": {\"0\": 1}, \"e\": null, \"f\": 2,"
+	    " \"g\": 12345678901234567890124}",
+	    NULL);
 	CU_ASSERT_EQUAL(r.n, 6);
 	CU_ASSERT_STRING_EQUAL(r.text, "a: expected 3, got \"3\" (number, now string)\n"
 				       "b: expected \"x\", got \"y\"\n"
@@ -807,8 +840,9 @@ static void test_diff_ignore_and_limit(void)
 	o.ignore = near;
 	r = diff(tcsim_doc, b, &o);
 	CU_ASSERT_EQUAL(r.n, 2);
-	CU_ASSERT_STRING_EQUAL(r.text, "time_ns: expected 17466681750, got 17466681751 (+1)\n"
-				       "devices[eth0].qdiscs[1:].peak_qlen: expected 100, got 99 (-1)\n");
+	CU_ASSERT_STRING_EQUAL(r.text,
+			       "time_ns: expected 17466681750, got 17466681751 (+1)\n"
+			       "devices[eth0].qdiscs[1:].peak_qlen: expected 100, got 99 (-1)\n");
 	free(r.text);
 	free(a);
 	free(b);
@@ -820,7 +854,8 @@ static void test_diff_ignore_and_limit(void)
 	free(r.text);
 	r = diff("[1, 2]", "[0, 0]", &(struct json_diff_opts){.max_lines = 2});
 	CU_ASSERT_EQUAL(r.n, 2);
-	CU_ASSERT_STRING_EQUAL(r.text, "[0]: expected 1, got 0 (-1)\n[1]: expected 2, got 0 (-2)\n");
+	CU_ASSERT_STRING_EQUAL(r.text,
+			       "[0]: expected 1, got 0 (-1)\n[1]: expected 2, got 0 (-2)\n");
 	free(r.text);
 }
 

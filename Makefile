@@ -71,13 +71,13 @@ demo: deps-check tcsim
 	./tcsim scenarios/ssh_http.lua
 
 check: deps-check $(BUILD)/tcsim $(UNIT_BIN) $(TOOL_BIN)
-	@TCSIM=$(CURDIR)/$(BUILD)/tcsim BUILD=$(CURDIR)/$(BUILD) sh tests/run_all.sh
+	@TCSIM=$(abspath $(BUILD))/tcsim BUILD=$(abspath $(BUILD)) sh tests/run_all.sh
 
 # prio and sfq against Debian's kernel booted in qemu (root; ~3 minutes):
 # tests/qemu/prio_oracle.sh replays each recorded case live. make check
 # compares with the recorded kernel output instead (tests/cli/prio_recorded.sh).
 check-qemu: deps-check $(BUILD)/tcsim
-	@TCSIM=$(CURDIR)/$(BUILD)/tcsim sh tests/qemu/prio_oracle.sh
+	@TCSIM=$(abspath $(BUILD))/tcsim sh tests/qemu/prio_oracle.sh
 
 # Same tests, separate build tree, sanitizers on, any report fatal.
 asan:

@@ -13,6 +13,7 @@
 #include "rng.h"
 #include "report.h"
 #include "scenario.h"
+#include "nl_import.h"
 #include "sim.h"
 #include "source.h"
 #include "tc.h"
@@ -31,6 +32,7 @@ static const char usage_top[] =
 	"usage: tcsim SCENARIO.lua [--seed N] [--json OUT]   (tcsim scenario --help)\n"
 	"       tcsim check SCENARIO.lua --expect|--write-golden GOLDEN.json\n"
 	"       tcsim run --tc FILE [options] CAPTURE...   (tcsim run --help)\n"
+	"       tcsim import dev DEV [--netns NAME] [--filters-only]   (tcsim import --help)\n"
 	"       tcsim bpf asm|disasm|check|run ...       (tcsim bpf --help)\n";
 
 struct filter_arg {
@@ -762,6 +764,8 @@ int main(int argc, char **argv)
 		return cmd_bpf(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "run"))
 		return cmd_sim_run(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "import"))
+		return nl_import_main(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "check"))
 		return cmd_scenario(argc - 1, argv + 1, 1);
 	if (argc >= 2 && !strcmp(argv[1], "scenario"))

@@ -1,0 +1,122 @@
+/* nl_import.h - `tcsim import dev DEV [--netns NAME] [--filters-only]`:
+ * a device's qdiscs, classes and filters read from the running kernel
+ * over rtnetlink (libnl-3, no `tc`), written out as a Lua scenario whose
+ * tc lines tcsim runs. The output format, the choices for what tcsim does
+ * not model, and the exit statuses are described at the top of
+ * nl_import.c.
+ *
+ * Three layers, each usable alone (the unit tests feed hand-built
+ * messages to the second and read the third's text):
+ *   nl_import_dump   - the netlink conversation (link, qdisc, class and
+ *                      filter dumps), each answer handed to
+ *   nl_import_parse  - one RTM_NEWQDISC / RTM_NEWTCLASS / RTM_NEWTFILTER
+ *                      message into the model below, and
+ *   nl_import_write  - the model as scenario text, plus the list of what
+ *                      could not be reproduced (one line each). */
+#ifndef TCSIM_NL_IMPORT_H
+#define TCSIM_NL_IMPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf.h"
+
+struct nlmsghdr;
+
+#define NLI_KINDLEN 32
+#define NLI_DEVLEN 16
+#define NLI_WHYLEN 192
+
+/* sfq's options as dumped: struct tc_sfq_qopt (v0), and when the kernel
+ * sent the longer struct tc_sfq_qopt_v1, its fields too. */
+struct nli_sfq {
+	uint32_t quantum;
+	int32_t perturb; /* seconds */
+	uint32_t limit, divisor, flows;
+	int v1;
+	uint32_t depth, headdrop;
+	uint32_t red_limit, qth_min, qth_max, max_p; /* RED (not modelled) */
+	uint8_t wlog, plog, scell_log, flags;
+};
+
+struct nli_qdisc {
+	char kind[NLI_KINDLEN];
+	uint32_t handle, parent;
+	int has_options;
+	int bands;	     /* prio, pfifo_fast */
+	uint8_t priomap[16]; /* prio, pfifo_fast */
+	uint32_t limit;	     /* pfifo (packets), bfifo (bytes) */
+	struct nli_sfq sfq;
+	int has_stab; /* a size table: not modelled */
+};
+
+struct nli_class {
+	char kind[NLI_KINDLEN]; /* the kind of the qdisc it belongs to */
+	uint32_t classid, parent, leaf;
+};
+
+/* One RTM_NEWTFILTER: the tcf_proto's own line (handle 0, no options) or
+ * one of its elements (a bpf program). */
+struct nli_filter {
+	char kind[NLI_KINDLEN];
+	uint32_t parent; /* the qdisc's handle, or a class */
+	uint32_t pref, chain, handle;
+	uint16_t protocol; /* host order */
+	int has_options;
+	uint32_t classid; /* TCA_BPF_CLASSID, 0 when absent */
+	struct sock_filter *ops; /* TCA_BPF_OPS (malloc'd), NULL for none */
+	uint16_t nops;
+	uint32_t flags, gen_flags; /* TCA_BPF_FLAGS, TCA_BPF_FLAGS_GEN */
+	char why[NLI_WHYLEN];	   /* non-empty: tcsim cannot run this program */
+	size_t seq;		   /* its place in the dump */
+};
+
+struct nl_import_model {
+	char dev[NLI_DEVLEN];
+	int ifindex; /* messages of other devices are ignored; 0 = take all */
+	int has_link;
+	uint32_t mtu, txqueuelen;
+	struct nli_qdisc *qdiscs;
+	size_t nqdiscs, qcap;
+	struct nli_class *classes;
+	size_t nclasses, ccap;
+	struct nli_filter *filters;
+	size_t nfilters, fcap;
+};
+
+void nl_import_model_init(struct nl_import_model *m, const char *dev, int ifindex);
+void nl_import_model_free(struct nl_import_model *m);
+
+/* One message of a dump. 0: taken into the model; 1: not for us (another
+ * device, or not a tc message); -errno with a one-line message in err
+ * when it is malformed (truncated attributes, no TCA_KIND, options of the
+ * wrong size, TCA_BPF_OPS_LEN that disagrees with TCA_BPF_OPS) or holds an
+ * attribute tcsim does not know. */
+int nl_import_parse(struct nl_import_model *m, const struct nlmsghdr *nlh, char *err,
+		    size_t errlen);
+
+struct nl_import_opts {
+	const char *kernel; /* uname's release for the header, or NULL */
+	const char *netns;  /* named in the header, or NULL */
+	int filters_only;   /* the root's filters under a prio stand-in */
+};
+
+/* The scenario (malloc'd, NUL-terminated) and what it leaves out: one
+ * line per omission, each ending in '\n' (malloc'd, "" for none). Returns
+ * the number of omissions (>= 0), or -errno with a message in err (and
+ * nothing allocated). */
+int nl_import_write(const struct nl_import_model *m, const struct nl_import_opts *o, char **text,
+		    char **omitted, char *err, size_t errlen);
+
+/* The kernel's view of dev, in the network namespace /run/netns/NAME when
+ * netns is not NULL: link (ifindex, mtu, txqueuelen), then the qdisc,
+ * class and filter dumps. 0 or -errno with a one-line message. */
+int nl_import_dump(struct nl_import_model *m, const char *dev, const char *netns, char *err,
+		   size_t errlen);
+
+/* `tcsim import ...` with argv[0] = "import". Exit status: 0 the scenario
+ * reproduces everything; 3 it was printed but leaves something out (each
+ * omission on stderr); 1 an error (nothing on stdout); 2 bad usage. */
+int nl_import_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,207 @@
+#!/bin/sh
+# import_e2e.sh - `tcsim import` against the running kernel: a device
+# configured with the real `tc` in a private, throw-away network namespace
+# (IPv6 off before the links exist, a veth pair, always deleted), then read
+# back by tcsim over rtnetlink and checked.
+#
+# The kernel here need not have sch_prio or sch_sfq (the Debian kernels of
+# CI lack them), so the device gets what every kernel has: an htb root with
+# classes, pfifo and bfifo leaves and a tbf (not modelled: it must be
+# reported), bpf filters with explicit prefs, protocols ip, ipv6, 802.1Q
+# and all, two programs under one pref, classid set and not set, one
+# direct-action program (tcsim refuses those: reported) and one filter on a
+# class (tcsim's filters attach to qdiscs: reported).
+#
+# Checked:
+#  1. `tcsim import dev D --netns NS`: exit 3 (printed, with omissions);
+#     stderr names htb and tbf as not modelled, and the direct-action
+#     program; the scenario stops with error() naming the htb root.
+#  2. Every bpf filter line tcsim writes carries exactly what
+#     `tc filter show` prints (pref, protocol, handle, flowid, bytecode):
+#     the lines are rebuilt from tc's listing and compared as sets.
+#  3. `--filters-only` (the root's filters under a prio with the root's
+#     handle) is a runnable scenario, and tcsim's own `tc filter show` of
+#     it equals the kernel's listing, programs in the same order (the
+#     order they are tried in), the refused direct-action pref excepted.
+#  4. Unprivileged: the same import run as nobody inside the namespace
+#     prints the same scenario (a dump needs no privilege), and --netns as
+#     nobody fails with one line and nothing on stdout.
+#  5. Errors: no such device, no such namespace -> exit 1, one line on
+#     stderr, nothing on stdout.
+#
+# Exit 0: pass; 1: failure; 77: cannot run here (SKIP, with the reason).
+# Environment: TCSIM (default ./tcsim).
+
+TCSIM=${TCSIM:-./tcsim}
+NS=tcsim-kimp-$$
+DEV=kimp0
+PEER=kimp1
+TMP=
+FAILS=0
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+fail() {
+	echo "FAIL: $*"
+	FAILS=$((FAILS + 1))
+}
+
+cleanup() {
+	ip netns del "$NS" 2>/dev/null
+	[ -n "$TMP" ] && rm -rf "$TMP"
+}
+
+[ "$(id -u)" = 0 ] || skip "not root (namespaces and veths need root)"
+for t in tc ip awk sed sort diff grep; do
+	command -v "$t" >/dev/null 2>&1 || skip "$t not installed"
+done
+[ -x "$TCSIM" ] || { echo "FAIL: tcsim binary '$TCSIM' not found (set TCSIM)"; exit 1; }
+case $TCSIM in /*) ;; *) TCSIM=$(pwd)/$TCSIM ;; esac
+"$TCSIM" import --help 2>/dev/null | grep -q 'tcsim import' ||
+	skip "'$TCSIM import' is not available (main.c does not dispatch it yet)"
+
+if command -v modprobe >/dev/null 2>&1; then
+	for mod in veth sch_htb sch_tbf cls_bpf; do modprobe -q "$mod" 2>/dev/null; done
+fi
+
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+TMP=$(mktemp -d) || skip "mktemp failed"
+chmod 755 "$TMP"
+
+ip netns add "$NS" 2>/dev/null || skip "cannot create a network namespace"
+nsx() { ip netns exec "$NS" "$@"; }
+nsx sysctl -qw net.ipv6.conf.all.disable_ipv6=1 >/dev/null 2>&1
+nsx sysctl -qw net.ipv6.conf.default.disable_ipv6=1 >/dev/null 2>&1
+nsx ip link add "$DEV" type veth peer name "$PEER" 2>/dev/null || skip "cannot create a veth pair"
+nsx ip link set "$DEV" mtu 9000 txqueuelen 500 2>/dev/null
+{ nsx ip link set "$PEER" up && nsx ip link set "$DEV" up; } || skip "cannot bring the veth pair up"
+
+nsx tc qdisc add dev "$DEV" root handle 1: htb default 99 2>/dev/null || skip "kernel lacks sch_htb"
+for c in 1 2 3 99; do
+	nsx tc class add dev "$DEV" parent 1: classid 1:$c htb rate 100mbit 2>/dev/null ||
+		skip "cannot add htb classes"
+done
+nsx tc qdisc add dev "$DEV" parent 1:1 handle 10: pfifo limit 50 2>/dev/null || skip "kernel lacks pfifo"
+nsx tc qdisc add dev "$DEV" parent 1:2 handle 20: bfifo limit 30000 2>/dev/null || skip "kernel lacks bfifo"
+nsx tc qdisc add dev "$DEV" parent 1:3 handle 30: tbf rate 1mbit burst 10k latency 50ms 2>/dev/null ||
+	skip "kernel lacks sch_tbf"
+# ssh: ip and tcp port 22 (either side), -1 = the configured classid
+SSH='13,48 0 0 9,21 0 10 6,40 0 0 6,69 8 0 8191,177 0 0 0,72 0 0 0,21 4 0 22,72 0 0 2,21 2 0 22,6 0 0 0,6 0 0 0,6 0 0 4294967295,6 0 0 0'
+filt() { nsx tc filter add dev "$DEV" "$@" 2>/dev/null || skip "kernel lacks cls_bpf (or tc lacks bpf): tc filter add $*"; }
+filt parent 1: protocol ip pref 10 handle 1 bpf bytecode "$SSH" flowid 1:1
+filt parent 1: protocol ip pref 10 handle 2 bpf bytecode '1,6 0 0 65538'
+filt parent 1: protocol ipv6 pref 20 handle 7 bpf bytecode '1,6 0 0 4294967295' flowid 1:2
+filt parent 1: protocol 802.1Q pref 30 bpf bytecode '1,6 0 0 4294967295' classid 1:3
+filt parent 1: protocol all pref 40 bpf bytecode '1,6 0 0 0' flowid 1:3 direct-action
+filt parent 1: protocol all pref 50 bpf bytecode '2,40 0 0 12,6 0 0 4294967295' flowid 1:99
+filt parent 1:2 protocol all pref 7 bpf bytecode '1,6 0 0 0' flowid 1:3
+nsx tc filter show dev "$DEV" >"$TMP/kernel.txt" || skip "tc filter show failed"
+
+# ---- 1. the import, as root, through --netns ----
+"$TCSIM" import dev "$DEV" --netns "$NS" >"$TMP/full.lua" 2>"$TMP/full.err"
+rc=$?
+[ "$rc" = 3 ] || fail "import: exit $rc, expected 3 (printed, with omissions); stderr: $(cat "$TMP/full.err")"
+grep -q "^tcsim import: $DEV: not modelled: qdisc htb 1: root" "$TMP/full.err" ||
+	fail "stderr does not list htb 1: as not modelled"
+grep -q "^tcsim import: $DEV: not modelled: qdisc tbf 30: parent 1:3" "$TMP/full.err" ||
+	fail "stderr does not list tbf 30: as not modelled"
+grep -q "pref 40 bpf chain 0 (1 element)" "$TMP/full.err" ||
+	fail "stderr does not list the direct-action filter of pref 40"
+grep -q "parent 1:2 protocol all pref 7 bpf .*attached to class 1:2" "$TMP/full.err" ||
+	fail "stderr does not list the filter on class 1:2"
+grep -q '^error("tcsim import: the root qdisc of kimp0, htb 1:, is not modelled' "$TMP/full.lua" ||
+	fail "the scenario does not stop on the htb root"
+grep -q 'sim:dev("kimp0", { rate = "10mbit", mtu = 9000, txqueuelen = 500 })' "$TMP/full.lua" ||
+	fail "the device's mtu/txqueuelen are not the link's"
+grep -q "qdisc add dev kimp0 parent 1:1 handle 10: pfifo limit 50" "$TMP/full.lua" ||
+	fail "the pfifo leaf's line is missing"
+grep -q "qdisc add dev kimp0 parent 1:2 handle 20: bfifo limit 30000" "$TMP/full.lua" ||
+	fail "the bfifo leaf's line is missing"
+n=$(grep -c "^tcsim import: $DEV: " "$TMP/full.err")
+m=$(sed -n 's/^-- Left out (\([0-9]*\);.*/\1/p' "$TMP/full.lua")
+[ "$n" = "$m" ] || fail "stderr has $n omissions, the header $m"
+
+# ---- 2. each filter line against tc's listing ----
+# tc:     filter parent 1: protocol ip pref 10 bpf chain 0 handle 0x2 [flowid X] not_in_hw bytecode 'B'
+# tcsim:  filter add dev D parent 1: pref 10 protocol ip handle 0x2 bpf bytecode 'B' [flowid X]
+awk -v dev="$DEV" '
+/^filter parent .* bpf chain 0 handle / && !/direct-action/ {
+	flow = ""
+	for (i = 1; i <= NF; i++) {
+		if ($i == "parent") parent = $(i + 1)
+		if ($i == "protocol") proto = $(i + 1)
+		if ($i == "pref") pref = $(i + 1)
+		if ($i == "handle") handle = $(i + 1)
+		if ($i == "flowid") flow = " flowid " $(i + 1)
+	}
+	bc = $0; sub(/.*bytecode /, "", bc)
+	printf "filter add dev %s parent %s pref %s protocol %s handle %s bpf bytecode %s%s\n",
+		dev, parent, pref, proto, handle, bc, flow
+}' "$TMP/kernel.txt" | sort >"$TMP/want.lines"
+sed -n 's/^  #   filter add /filter add /p' "$TMP/full.lua" | grep -v ' parent 1:2 ' | sort >"$TMP/got.lines"
+[ -s "$TMP/want.lines" ] || fail "no bpf filter in tc's listing"
+diff "$TMP/want.lines" "$TMP/got.lines" >"$TMP/lines.diff" ||
+	fail "filter lines differ from tc filter show (< tc, > tcsim):
+$(cat "$TMP/lines.diff")"
+
+# ---- 3. --filters-only runs, and tcsim lists the chain as the kernel does ----
+"$TCSIM" import dev "$DEV" --netns "$NS" --filters-only >"$TMP/fo.lua" 2>"$TMP/fo.err"
+rc=$?
+[ "$rc" = 3 ] || fail "import --filters-only: exit $rc, expected 3; stderr: $(cat "$TMP/fo.err")"
+grep -q "^tcsim import: $DEV: not modelled: qdisc htb 1: root" "$TMP/fo.err" ||
+	fail "--filters-only: stderr does not list htb"
+grep -q "^  qdisc add dev kimp0 root handle 1: prio bands 16$" "$TMP/fo.lua" ||
+	fail "--filters-only: no prio stand-in with handle 1: and bands 16 (flowid 1:99)"
+sed -n 's/^  filter add /filter add /p' "$TMP/fo.lua" | sort >"$TMP/fo.lines"
+diff "$TMP/want.lines" "$TMP/fo.lines" >/dev/null ||
+	fail "--filters-only writes other filter lines than the full import"
+printf '%s\n' 'kimp0:tc("filter show dev kimp0")' >>"$TMP/fo.lua"
+(cd "$TMP" && "$TCSIM" fo.lua) >"$TMP/fo.out" 2>"$TMP/fo.run.err" ||
+	fail "the --filters-only scenario does not run: $(cat "$TMP/fo.run.err")"
+# the kernel's listing without the refused pref 40
+awk '/^filter / { keep = !/ pref 40 / } keep' "$TMP/kernel.txt" >"$TMP/kernel.kept"
+diff "$TMP/kernel.kept" "$TMP/fo.out" >"$TMP/show.diff" ||
+	fail "tcsim's filter show of the import differs from the kernel's (< kernel, > tcsim):
+$(cat "$TMP/show.diff")"
+
+# ---- 4. unprivileged ----
+if command -v setpriv >/dev/null 2>&1 && setpriv --reuid=65534 --regid=65534 --clear-groups \
+	test -x "$TCSIM" 2>/dev/null; then
+	nsx "$TCSIM" import dev "$DEV" >"$TMP/root.lua" 2>/dev/null
+	nsx setpriv --reuid=65534 --regid=65534 --clear-groups "$TCSIM" import dev "$DEV" \
+		>"$TMP/nobody.lua" 2>"$TMP/nobody.err"
+	rc=$?
+	[ "$rc" = 3 ] || fail "import as nobody: exit $rc, expected 3: $(cat "$TMP/nobody.err")"
+	cmp -s "$TMP/root.lua" "$TMP/nobody.lua" || fail "import as nobody prints another scenario"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$TCSIM" import dev "$DEV" --netns "$NS" \
+		>"$TMP/nobody2.lua" 2>"$TMP/nobody2.err"
+	rc=$?
+	[ "$rc" = 1 ] && [ ! -s "$TMP/nobody2.lua" ] && [ "$(wc -l <"$TMP/nobody2.err")" = 1 ] ||
+		fail "--netns as nobody: exit $rc, $(wc -c <"$TMP/nobody2.lua") bytes out: $(cat "$TMP/nobody2.err")"
+	grep -q "cannot enter network namespace" "$TMP/nobody2.err" ||
+		fail "--netns as nobody: unclear error: $(cat "$TMP/nobody2.err")"
+else
+	echo "note: unprivileged part skipped (no setpriv, or nobody cannot run $TCSIM)"
+fi
+
+# ---- 5. errors ----
+"$TCSIM" import dev nosuchdev0 --netns "$NS" >"$TMP/e1.out" 2>"$TMP/e1.err"
+rc=$?
+[ "$rc" = 1 ] && [ ! -s "$TMP/e1.out" ] && [ "$(wc -l <"$TMP/e1.err")" = 1 ] &&
+	grep -q 'no device "nosuchdev0"' "$TMP/e1.err" ||
+	fail "no such device: exit $rc, stderr: $(cat "$TMP/e1.err")"
+"$TCSIM" import dev "$DEV" --netns "$NS-missing" >"$TMP/e2.out" 2>"$TMP/e2.err"
+rc=$?
+[ "$rc" = 1 ] && [ ! -s "$TMP/e2.out" ] && grep -q 'network namespace .* not found' "$TMP/e2.err" ||
+	fail "no such namespace: exit $rc, stderr: $(cat "$TMP/e2.err")"
+
+if [ "$FAILS" -gt 0 ]; then
+	echo "import_e2e: $FAILS failure(s)"
+	exit 1
+fi
+echo "import_e2e: ok ($(wc -l <"$TMP/want.lines") bpf programs, htb/tbf/direct-action reported)"
+exit 0

@@ -77,6 +77,7 @@ struct tcf_proto {
 	const struct tcf_proto_ops *ops;
 	void *priv;
 	uint64_t hits; /* packets this tcf_proto matched */
+	int auto_pref;  /* its pref was automatic (tcf_auto_prio), for tcsim lint */
 };
 
 struct tcf_chain {
@@ -100,6 +101,17 @@ int tcf_classify(const struct tcf_chain *chain, const struct bpf_skb *skb, uint1
 
 const struct tcf_proto_ops *tcf_ops_find(const char *kind);
 extern const struct tcf_proto_ops cls_bpf_ops;
+
+/* One program of a bpf filter, as cls_bpf_prog_at (cls_bpf.c) reports it. */
+struct cls_bpf_info {
+	uint32_t handle;
+	uint32_t classid; /* the flowid, if has_classid */
+	int has_classid;
+	const struct sock_filter *insns;
+	uint32_t len;
+	const char *where; /* "file:line" of the tc command that added it, or NULL */
+};
+int cls_bpf_prog_at(const struct tcf_proto *tp, size_t i, struct cls_bpf_info *info);
 
 /* tc's classid words: "1:2", ":2", "1:", "root", "none", bare hex. */
 int tc_get_classid(uint32_t *out, const char *s);

@@ -86,6 +86,7 @@ int tcf_chain_change(struct tcf_chain *chain, const struct tcf_request *req,
 			return errmsg(err, errlen, -ENOMEM, "%s: out of memory", req->where);
 		created->prio = prio;
 		created->protocol = req->protocol;
+		created->auto_pref = automatic;
 		created->ops = ops;
 		tp = created;
 	} else if (req->kind && strcmp(tp->ops->kind, req->kind)) {

@@ -22,6 +22,7 @@ struct cls_bpf_prog {
 	uint32_t classid;
 	int has_classid;
 	char *origin; /* where the program came from, for reports */
+	char *where;  /* "file:line" of the tc command that added it (tcsim lint) */
 	uint64_t hits;
 };
 
@@ -197,6 +198,7 @@ static int cls_bpf_change(struct tcf_proto *tp, const struct tcf_request *req,
 		free(p);
 		return ret;
 	}
+	p->where = req->where ? strdup(req->where) : NULL; /* NULL: no place to name */
 	p->classid = o.classid;
 	p->has_classid = o.has_classid;
 	if (old) {
@@ -207,6 +209,8 @@ static int cls_bpf_change(struct tcf_proto *tp, const struct tcf_request *req,
 		old->origin = p->origin;
 		old->classid = p->classid;
 		old->has_classid = p->has_classid;
+		free(old->where);
+		old->where = p->where;
 		free(p);
 		return 0;
 	}
@@ -219,6 +223,7 @@ static int cls_bpf_change(struct tcf_proto *tp, const struct tcf_request *req,
 static void prog_free(struct cls_bpf_prog *p)
 {
 	bpf_prog_free(p->prog);
+	free(p->where);
 	free(p->origin);
 	free(p);
 }
@@ -338,3 +343,23 @@ const struct tcf_proto_ops cls_bpf_ops = {
 	.count = cls_bpf_count,
 	.handle_at = cls_bpf_handle_at,
 };
+
+/* The i-th program of a bpf tcf_proto (0 = newest, the first to run): its
+ * handle, its flowid (when one was given) and its instructions as loaded.
+ * 0, or -1 past the end or when tp is not a bpf filter. */
+int cls_bpf_prog_at(const struct tcf_proto *tp, size_t i, struct cls_bpf_info *info)
+{
+	const struct cls_bpf_head *head = tp->ops == &cls_bpf_ops ? tp->priv : NULL;
+
+	for (const struct cls_bpf_prog *p = head ? head->plist : NULL; p; p = p->next)
+		if (!i--) {
+			info->handle = p->handle;
+			info->classid = p->classid;
+			info->has_classid = p->has_classid;
+			info->insns = p->prog->insns;
+			info->len = p->prog->len;
+			info->where = p->where;
+			return 0;
+		}
+	return -1;
+}

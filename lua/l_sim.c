@@ -218,16 +218,65 @@ static int l_sim_new(lua_State *L)
 	return 1;
 }
 
-static int l_sim_gc(lua_State *L)
+static void lsim_release(struct lsim *ls)
 {
-	struct lsim *ls = luaL_checkudata(L, 1, LSIM_MT);
-
 	if (ls->s) {
 		sim_free(ls->s);
 		free(ls->s);
 		ls->s = NULL;
 	}
+	free(ls->tclog);
+	ls->tclog = NULL;
+	ls->tclog_len = 0;
+	for (int i = 0; i < ls->ninputs; i++) {
+		free(ls->inputs[i].capture);
+		free(ls->inputs[i].synth);
+	}
+	free(ls->inputs);
+	ls->inputs = NULL;
+	ls->ninputs = 0;
+}
+
+static int l_sim_gc(lua_State *L)
+{
+	lsim_release(luaL_checkudata(L, 1, LSIM_MT));
 	return 0;
+}
+
+void lsim_note_input(lua_State *L, struct lsim *ls, const char *capture, const struct synth_spec *sp,
+		     const char *dev)
+{
+	struct lsim_input *in = realloc(ls->inputs, (size_t)(ls->ninputs + 1) * sizeof(*in));
+
+	if (!in)
+		luaL_error(L, "out of memory");
+	ls->inputs = in;
+	in = &ls->inputs[ls->ninputs];
+	memset(in, 0, sizeof(*in));
+	snprintf(in->dev, sizeof(in->dev), "%s", dev);
+	if (capture && !(in->capture = strdup(capture)))
+		luaL_error(L, "out of memory");
+	if (sp) {
+		if (!(in->synth = malloc(sizeof(*sp))))
+			luaL_error(L, "out of memory");
+		*in->synth = *sp;
+	}
+	ls->ninputs++;
+}
+
+/* Appends a tc script that ran, as one more script for kernel-check and lint. */
+static void note_tc(lua_State *L, struct lsim *ls, const char *text)
+{
+	size_t n = strlen(text);
+	char *b = realloc(ls->tclog, ls->tclog_len + n + 2);
+
+	if (!b)
+		luaL_error(L, "out of memory");
+	memcpy(b + ls->tclog_len, text, n);
+	ls->tclog_len += n;
+	b[ls->tclog_len++] = '\n';
+	b[ls->tclog_len] = 0;
+	ls->tclog = b;
 }
 
 static int l_sim_tostring(lua_State *L)
@@ -280,6 +329,7 @@ static int run_tc(lua_State *L, struct lsim *ls, const char *text)
 		lua_pushstring(L, err);
 		return lua_error(L);
 	}
+	note_tc(L, ls, text);
 	return 0;
 }
 
@@ -381,6 +431,7 @@ static int l_sim_replay(lua_State *L)
 	if (src_open_capture(&src, path, &ro, err, sizeof(err)) ||
 	    sim_add_source(ls->s, src, d, ro.vlan_inline, err, sizeof(err)))
 		return luaL_error(L, "sim:replay: %s", err);
+	lsim_note_input(L, ls, path, NULL, d->name);
 	lua_settop(L, 1);
 	return 1;
 }
@@ -405,6 +456,7 @@ static int l_sim_traffic(lua_State *L)
 	if (src_open_synth(&src, &t->spec, err, sizeof(err)) ||
 	    sim_add_source(ls->s, src, d, 0, err, sizeof(err)))
 		return luaL_error(L, "sim:traffic: %s", err);
+	lsim_note_input(L, ls, NULL, &t->spec, d->name);
 	return 1;
 }
 

@@ -40,7 +40,20 @@ struct lsim {
 	struct scenario *sc;
 	char name[64];
 	int nsynth; /* synthetic sources added: their seeds */
+	/* what the scenario did to it, for tcsim kernel-check and lint */
+	char *tclog; /* every tc script run, in order */
+	size_t tclog_len;
+	struct lsim_input {
+		char *capture;            /* a replayed capture, or NULL: */
+		struct synth_spec *synth; /* a synthetic source */
+		char dev[DEV_NAMELEN];
+	} *inputs;
+	int ninputs;
 };
+
+/* Remembers an input of the simulation (takes a copy). */
+void lsim_note_input(lua_State *L, struct lsim *ls, const char *capture, const struct synth_spec *sp,
+		     const char *dev);
 
 struct ldev {
 	struct lsim *ls;

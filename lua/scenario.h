@@ -22,6 +22,7 @@ struct scenario_opts {
 	uint64_t tol_abs_ns;      /* ... and absolute, in ns (either suffices) */
 	int max_diff_lines;       /* 0 = all */
 	int quiet;                /* check: the scenario's own printing is discarded */
+	int kernel_check;         /* then compare its classification with the kernel's */
 };
 
 /* Runs the scenario; returns the process exit code: 0 all well, 1 a

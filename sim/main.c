@@ -14,6 +14,7 @@
 #include "report.h"
 #include "scenario.h"
 #include "nl_import.h"
+#include "kcheck.h"
 #include "sim.h"
 #include "source.h"
 #include "tc.h"
@@ -32,6 +33,7 @@ static const char usage_top[] =
 	"usage: tcsim SCENARIO.lua [--seed N] [--json OUT]   (tcsim scenario --help)\n"
 	"       tcsim check SCENARIO.lua --expect|--write-golden GOLDEN.json\n"
 	"       tcsim run --tc FILE [options] CAPTURE...   (tcsim run --help)\n"
+	"       tcsim kernel-check SCENARIO.lua | --tc FILE [--dev NAME] [--htb|--tree] CAPTURE...   (root)\n"
 	"       tcsim import dev DEV [--netns NAME] [--filters-only]   (tcsim import --help)\n"
 	"       tcsim bpf asm|disasm|check|run ...       (tcsim bpf --help)\n";
 
@@ -740,6 +742,28 @@ static int is_lua(const char *s)
 	return n > 4 && !strcmp(s + n - 4, ".lua");
 }
 
+/* tcsim kernel-check SCENARIO.lua [--seed N]: the scenario runs (its own
+ * output discarded), then each device's tc commands and traffic are
+ * compared with the kernel's classification. */
+static int cmd_kcheck_lua(int argc, char **argv)
+{
+	struct scenario_opts o = {0};
+
+	o.path = argv[1];
+	o.quiet = 1;
+	o.kernel_check = 1;
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--seed") && i + 1 < argc && !parse_u64(argv[i + 1], &o.seed)) {
+			o.has_seed = 1;
+			i++;
+			continue;
+		}
+		fprintf(stderr, "tcsim kernel-check: '%s': a scenario takes only --seed N\n", argv[i]);
+		return 2;
+	}
+	return scenario_main(&o);
+}
+
 static int cmd_bpf(int argc, char **argv)
 {
 	static const struct {
@@ -764,6 +788,10 @@ int main(int argc, char **argv)
 		return cmd_bpf(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "run"))
 		return cmd_sim_run(argc - 1, argv + 1);
+	if (argc >= 3 && !strcmp(argv[1], "kernel-check") && is_lua(argv[2]))
+		return cmd_kcheck_lua(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "kernel-check"))
+		return kcheck_main(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "import"))
 		return nl_import_main(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "check"))

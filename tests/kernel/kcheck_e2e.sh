@@ -1,0 +1,237 @@
+#!/bin/sh
+# kcheck_e2e.sh - `tcsim kernel-check` end to end (root): the seed policy
+# over the shipped captures and a few of ../shared/pcaps (VLAN ones too)
+# must agree with the kernel (exit 0, the table); htb's classid folding
+# (direct queue, default class, foreign majors) must agree; a snaplen-
+# truncated capture under a filter on `len` (a documented deviation) must be
+# caught (exit 1, DIFF lines); bad usage exits 2; a run without root says so
+# (exit 2); and no run leaves a network namespace or a process behind,
+# including one interrupted by SIGINT while the kernel side is sending.
+#
+# Exit 0 pass, 1 fail, 77 skip (not root, tcsim without kernel-check, or
+# this kernel cannot run it). Environment: TCSIM (default ./tcsim), PCAPS
+# (default ../shared/pcaps next to the repository).
+
+TCSIM=${TCSIM:-./tcsim}
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+PCAPS=${PCAPS:-$ROOT/../shared/pcaps}
+TMP=
+fails=0 checks=0
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+cleanup() {
+	[ -n "$TMP" ] && rm -rf "$TMP"
+}
+
+[ "$(id -u)" = 0 ] || skip "not root"
+case $TCSIM in /*) ;; *) TCSIM=$(pwd)/$TCSIM ;; esac
+[ -x "$TCSIM" ] || { echo "FAIL: tcsim binary '$TCSIM' not found (set TCSIM)"; exit 1; }
+"$TCSIM" kernel-check --help 2>/dev/null | grep -q -- '--tc' ||
+	skip "'$TCSIM' has no kernel-check command yet"
+command -v lsns >/dev/null 2>&1 || skip "lsns (util-linux) not installed"
+
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+TMP=$(mktemp -d /tmp/tcsim-kcheck-e2e.XXXXXX) || skip "mktemp failed"
+chmod 755 "$TMP"
+cd "$ROOT" || exit 1
+
+# The marker: every file of this test is under $TMP, and so is the tc file
+# each run names, so a process (or a namespace held by one) left behind by
+# a run shows $TMP on its command line.
+leftovers() {
+	pgrep -af -- "kernel-check.*$TMP/"
+	lsns -t net -n -o NS,PID,COMMAND 2>/dev/null | grep -F -- "$TMP/"
+}
+NAMED0=$(ip netns list 2>/dev/null | wc -l)
+
+pass() { checks=$((checks + 1)); echo "ok   $*"; }
+fail() { checks=$((checks + 1)); fails=$((fails + 1)); echo "FAIL $*"; }
+
+# check_clean WHAT: nothing of the run may remain.
+check_clean() {
+	sleep 0.1
+	left=$(leftovers)
+	named=$(ip netns list 2>/dev/null | wc -l)
+	if [ -n "$left" ]; then
+		fail "$1: left behind: $left"
+	elif [ "$named" -gt "$NAMED0" ] && ip netns list | grep -qv '^tcsim-[a-z]*-[0-9]'; then
+		fail "$1: ip netns list grew from $NAMED0 to $named: $(ip netns list | tr '\n' ' ')"
+	else
+		pass "$1: no namespace or process left"
+	fi
+}
+
+# kc EXPECTED_RC NAME ARGS...: runs kernel-check with a tc file copied into
+# $TMP (the marker), output in $TMP/NAME.out.
+kc() {
+	want=$1 name=$2
+	shift 2
+	"$TCSIM" kernel-check "$@" >"$TMP/$name.out" 2>&1
+	rc=$?
+	if [ "$rc" = 2 ] && grep -q '^tcsim kernel-check: cannot run here:' "$TMP/$name.out"; then
+		cat "$TMP/$name.out"
+		skip "kernel-check cannot run on this machine"
+	fi
+	if [ "$rc" = "$want" ]; then
+		pass "$name: exit $rc"
+	else
+		fail "$name: exit $rc, expected $want"
+		sed 's/^/     /' "$TMP/$name.out"
+	fi
+	check_clean "$name"
+}
+
+cp scenarios/ssh_http.tc "$TMP/ssh_http.tc"
+cp -r scenarios/filters "$TMP/filters"
+
+# 1. the seed policy over a real capture: the table, equal
+kc 0 seed_hydra --tc "$TMP/ssh_http.tc" scenarios/captures/ssh_hydra.pcap
+sed 's/^/     /' "$TMP/seed_hydra.out"
+if grep -q '^total .* ok' "$TMP/seed_hydra.out" && grep -q '^1:1 .* ok' "$TMP/seed_hydra.out" &&
+	grep -q '^kernel-check: same' "$TMP/seed_hydra.out"; then
+	pass "seed_hydra: table with per-class rows and totals"
+else
+	fail "seed_hydra: no table"
+fi
+
+# 2. every shipped capture at once, and some of ../shared's (VLAN too)
+set -- scenarios/captures/*.pcap
+kc 0 seed_shipped --tc "$TMP/ssh_http.tc" "$@"
+shared=
+for c in vlan_8021q_x11.pcap vlan_qinq_8021ad_arp.pcap lan_mixed_ssh_dns_dhcp.pcap \
+	ipv6_dns_ssh_icmpv6.pcap linux_sll2_icmp_arp.pcap bad_caplen8_ethernet.pcap; do
+	[ -r "$PCAPS/$c" ] && shared="$shared $PCAPS/$c"
+done
+if [ -n "$shared" ]; then
+	# shellcheck disable=SC2086
+	kc 0 seed_shared --tc "$TMP/ssh_http.tc" $shared
+	grep '^total' "$TMP/seed_shared.out" | sed 's/^/     /'
+else
+	echo "note: no captures at $PCAPS: the shared ones are left out"
+fi
+
+# 3. htb's folding: the root's own handle (direct queue), unknown minors,
+# foreign majors, major 0, no match (default class), bound flowids
+cat >"$TMP/fold.tc" <<'EOF'
+qdisc add dev eth0 root handle 7: prio bands 3
+filter add dev eth0 parent 7: pref 5 protocol arp bpf bytecode '1,6 0 0 4294967295' flowid 7:0
+filter add dev eth0 parent 7: protocol ip bpf expr "icmp" flowid 7:1
+filter add dev eth0 parent 7: protocol ip bpf expr "udp port 53"
+filter add dev eth0 parent 7: pref 10 protocol ipv6 bpf bytecode '1,6 0 0 2'
+filter add dev eth0 parent 7: pref 10 protocol ipv6 bpf bytecode '4,48 0 0 20,21 0 1 6,6 0 0 458757,6 0 0 0'
+filter add dev eth0 parent 7: pref 20 protocol 802.1Q bpf bytecode '1,6 0 0 4294901761'
+filter add dev eth0 parent 7: pref 30 protocol ip bpf asm-file filters/ssh.ops flowid 7:2
+EOF
+# shellcheck disable=SC2086
+kc 0 folding --tc "$TMP/fold.tc" scenarios/captures/*.pcap $shared
+grep -E '^(7:|total|tcsim verdicts)' "$TMP/folding.out" | sed 's/^/     /'
+
+# 4. a known difference must be caught: a frame of 400 bytes captured with
+# snaplen 60 is 60 bytes in the kernel, 400 in tcsim, so `len > 300` differs
+{
+	# pcap header: LE magic, 2.4, snaplen 60, EN10MB
+	printf '\324\303\262\241\002\000\004\000\000\000\000\000\000\000\000\000\074\000\000\000\001\000\000\000'
+	for i in 1 2 3; do
+		# record: ts, caplen 60, len 400
+		printf '\001\000\000\000\000\000\000\000\074\000\000\000\220\001\000\000'
+		# Ethernet: broadcast destination, local source, IPv4; then an IPv4 header and zeros
+		printf '\377\377\377\377\377\377\002\000\000\000\000\001\010\000'
+		printf '\105\000\001\202\000\000\000\000\100\021\000\000\012\000\000\001\012\000\000\002'
+		printf '\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000'
+	done
+} >"$TMP/trunc60.pcap"
+cat >"$TMP/len.tc" <<'EOF'
+qdisc add dev eth0 root handle 1: prio
+filter add dev eth0 parent 1: pref 10 bpf bytecode '4,128 0 0 0,37 0 1 300,6 0 0 4294967295,6 0 0 0' flowid 1:1
+filter add dev eth0 parent 1: pref 20 bpf bytecode '4,128 0 0 0,37 0 1 100,6 0 0 4294967295,6 0 0 0' flowid 1:2
+EOF
+kc 1 truncated_len --tc "$TMP/len.tc" "$TMP/trunc60.pcap"
+if grep -q '^1:1 .*DIFF' "$TMP/truncated_len.out" && grep -q 'snaplen-truncated' "$TMP/truncated_len.out"; then
+	pass "truncated_len: the DIFF line and the note"
+else
+	fail "truncated_len: no DIFF line for 1:1"
+	sed 's/^/     /' "$TMP/truncated_len.out"
+fi
+if [ -r "$PCAPS/backbone_ip_in_mpls_snap256.pcap" ]; then
+	kc 1 truncated_backbone --tc "$TMP/len.tc" --limit 3000 "$PCAPS/backbone_ip_in_mpls_snap256.pcap"
+	grep -E '^(1:|total)' "$TMP/truncated_backbone.out" | sed 's/^/     /'
+fi
+
+# 5. usage and errors
+kc 2 usage_no_capture --tc "$TMP/ssh_http.tc"
+kc 2 usage_bad_option --tc "$TMP/ssh_http.tc" --frobnicate scenarios/captures/ssh_hydra.pcap
+printf 'qdisc add dev eth0 root handle 1: pfifo\n' >"$TMP/pfifo.tc"
+kc 2 not_prio --tc "$TMP/pfifo.tc" scenarios/captures/ssh_hydra.pcap
+if grep -q 'prio root' "$TMP/not_prio.out"; then
+	pass "not_prio: says why"
+else
+	fail "not_prio: $(cat "$TMP/not_prio.out")"
+fi
+
+# 6. not root: a clear message, exit 2
+if command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
+	cp "$TCSIM" "$TMP/tcsim" && chmod 755 "$TMP/tcsim"
+	chmod 644 "$TMP/ssh_http.tc"
+	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups "$TMP/tcsim" kernel-check \
+		--tc "$TMP/ssh_http.tc" "$ROOT/scenarios/captures/ssh_hydra.pcap" >"$TMP/nonroot.out" 2>&1
+	rc=$?
+	if [ "$rc" = 2 ] && grep -q 'cannot run here: not root' "$TMP/nonroot.out"; then
+		pass "not_root: exit 2, $(cat "$TMP/nonroot.out")"
+	else
+		fail "not_root: exit $rc: $(cat "$TMP/nonroot.out")"
+	fi
+	check_clean not_root
+else
+	echo "note: no setpriv or no user nobody: the not-root case is left out"
+fi
+
+# 7. SIGINT while the kernel side runs: ~770k frames (one capture's records
+# repeated), the signal sent once the namespace's process exists
+big=$TMP/big.pcap
+tail -c +25 scenarios/captures/ssh_hydra.pcap >"$TMP/rec.0"
+i=0
+while [ $i -lt 12 ]; do # 2^12 copies of the records
+	cat "$TMP/rec.$i" "$TMP/rec.$i" >"$TMP/rec.$((i + 1))"
+	rm -f "$TMP/rec.$i"
+	i=$((i + 1))
+done
+{ head -c 24 scenarios/captures/ssh_hydra.pcap; cat "$TMP/rec.$i"; } >"$big"
+rm -f "$TMP/rec.$i"
+# a background job of a non-interactive shell ignores SIGINT: give it back
+if env --default-signal=INT true 2>/dev/null; then
+	env --default-signal=INT "$TCSIM" kernel-check --tc "$TMP/ssh_http.tc" "$big" >"$TMP/sigint.out" 2>&1 &
+	pid=$!
+	n=0
+	while [ $n -lt 600 ] && [ -z "$(ps -o pid= --ppid $pid 2>/dev/null)" ] && kill -0 $pid 2>/dev/null; do
+		sleep 0.05
+		n=$((n + 1))
+	done
+	child=$(ps -o pid= --ppid $pid 2>/dev/null | tr -d ' ')
+	if [ -n "$child" ]; then
+		nsline=$(lsns -t net -n -o NS,PID 2>/dev/null | awk -v p="$child" '$2 == p')
+		sleep 0.3
+		kill -INT $pid
+		wait $pid
+		rc=$?
+		if [ "$rc" = 130 ] && ! kill -0 "$child" 2>/dev/null; then
+			pass "sigint: exit 130, the namespace's process ($child${nsline:+, netns ${nsline%% *}}) is gone"
+		else
+			fail "sigint: exit $rc (expected 130): $(cat "$TMP/sigint.out")"
+		fi
+	else
+		wait $pid
+		fail "sigint: the run had no namespace process to interrupt (exit $?): $(cat "$TMP/sigint.out")"
+	fi
+	check_clean sigint
+else
+	echo "note: env --default-signal missing: the SIGINT case is left out"
+fi
+
+echo "kcheck_e2e: $checks checks, $fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,25 @@
+#!/bin/sh
+# kcheck_lua.sh - `tcsim kernel-check SCENARIO.lua`: every shipped scenario's
+# tc commands and traffic (captures, and synthetic sources saved to pcaps)
+# classified by the running kernel (htb stand-in where it lacks sch_prio)
+# and by tcsim must agree, device by device. Root only (skips otherwise).
+. tests/support/cli.sh
+if [ "$(id -u)" != 0 ]; then echo "kcheck_lua: SKIP: needs root (network namespaces)"; exit 77; fi
+if ! $TCSIM kernel-check --help >/dev/null 2>&1; then echo "kcheck_lua: SKIP: no kernel-check"; exit 77; fi
+for s in scenarios/*.lua; do
+	$TCSIM kernel-check "$s" >"$T_TMP/out" 2>"$T_TMP/err"; rc=$?
+	if [ $rc -eq 2 ] && grep -q 'cannot run here' "$T_TMP/err"; then
+		echo "kcheck_lua: SKIP: $(cat "$T_TMP/err")"; exit 77
+	fi
+	devs=$(grep -c '^== simulation ' "$T_TMP/out")
+	same=$(grep -c '^kernel-check: same$' "$T_TMP/out")
+	if [ $rc -ne 0 ] || [ "$devs" -eq 0 ] || [ "$devs" -ne "$same" ]; then
+		bad "$s: exit $rc, $same of $devs devices the same: $(grep -E 'DIFF|^tcsim' "$T_TMP/out" "$T_TMP/err" | head -5)"
+	else ok; fi
+done
+# the tcpdump trap in the kernel too: classid 4:0 is no class of the htb
+# stand-in, so those packets land in its default class; tcsim agrees
+$TCSIM kernel-check scenarios/ssh_http_tcpdump.lua >"$T_TMP/out" 2>&1
+if grep -Eq '^1:99 \(default\) +666 +666 .* ok' "$T_TMP/out"; then ok
+else bad "ssh_http_tcpdump: 666 packets of 4:0 (578 ssh + 10 icmp + 78 http, each capture once) not in the kernel's default class: $(grep '^1:99' "$T_TMP/out" | head -1)"; fi
+finish

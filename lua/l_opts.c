@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cls.h"
+#include "lint.h"
 #include "lua_tcsim.h"
 #include "qdisc.h"
 
@@ -120,6 +121,12 @@ uint64_t opt_rate_bps(lua_State *L, int vidx, const char *what)
 	if (tc_get_rate(&bps, lua_tostring(L, vidx)))
 		luaL_error(L, "%s: '%s' is not a rate (tc's units: bit kbit mbit gbit, kibit..., "
 			      "bps kbps mbps = bytes/s)", what, lua_tostring(L, vidx));
+	if (scenario_get(L)->o->lint) {
+		char msg[256];
+
+		if (lint_rate_word(lua_tostring(L, vidx), msg, sizeof(msg)))
+			scenario_note(L, msg);
+	}
 	return bps;
 }
 
@@ -245,4 +252,29 @@ int scenario_text_line(lua_State *L, const char *text, char *name, size_t n)
 	    line_ends_in_long_bracket(sc, line))
 		return line + 1;
 	return line;
+}
+
+void scenario_note(lua_State *L, const char *msg)
+{
+	struct scenario *sc = scenario_get(L);
+	lua_Debug ar;
+	char where[300] = "?";
+	char **n;
+	size_t len;
+
+	for (int level = 1; lua_getstack(L, level, &ar); level++) {
+		lua_getinfo(L, "Sl", &ar);
+		if (ar.currentline > 0) {
+			snprintf(where, sizeof(where), "%s:%d", ar.short_src, ar.currentline);
+			break;
+		}
+	}
+	n = realloc(sc->notes, (size_t)(sc->nnotes + 1) * sizeof(*n));
+	if (!n)
+		luaL_error(L, "out of memory");
+	sc->notes = n;
+	len = strlen(where) + strlen(msg) + 16;
+	if (!(n[sc->nnotes] = malloc(len)))
+		luaL_error(L, "out of memory");
+	snprintf(n[sc->nnotes++], len, "%s: warning: %s", where, msg);
 }

@@ -32,6 +32,9 @@ struct scenario {
 	int passed, failed;
 	char **failures; /* "file:line: message" of each failure */
 	int nfailures, capfailures;
+	/* lint: warnings found while the script ran ("file:line: warning: ...") */
+	char **notes;
+	int nnotes;
 };
 
 /* A simulation as Lua holds it. */
@@ -76,6 +79,8 @@ uint64_t opt_rate_bps(lua_State *L, int vidx, const char *what);
 uint64_t opt_uint(lua_State *L, int vidx, const char *what, uint64_t max);
 double opt_number(lua_State *L, int vidx, const char *what);
 uint32_t opt_priority(lua_State *L, int vidx, const char *what, enum prio_mode *mode);
+/* Lint mode: a warning at the calling line. */
+void scenario_note(lua_State *L, const char *msg);
 /* The path of a file the scenario reads (relative to the scenario's folder). */
 const char *scenario_path(lua_State *L, const char *name, char *buf, size_t n);
 /* The line of the scenario that called the current C function. */

@@ -12,6 +12,7 @@
 
 #include "json.h"
 #include "kcheck.h"
+#include "lint.h"
 #include "lua_tcsim.h"
 #include "qdisc.h"
 
@@ -428,6 +429,29 @@ int scenario_main(const struct scenario_opts *o)
 			fprintf(stderr, "  %s\n", sc.failures[i]);
 		rc = 1;
 	}
+	if (o->lint) {
+		int n = 0;
+
+		for (int i = 0; i < sc.nnotes; i++)
+			printf("%s\n", sc.notes[i]);
+		n += sc.nnotes;
+		lua_rawgeti(L, LUA_REGISTRYINDEX, sc.sims_ref);
+		for (int i = 1; i <= sc.nsims; i++) {
+			struct lsim *ls;
+
+			lua_rawgeti(L, -1, i);
+			ls = luaL_testudata(L, -1, LSIM_MT);
+			lua_pop(L, 1);
+			if (ls && ls->s && lint_sim(ls->s, stdout, &n)) {
+				fprintf(stderr, "tcsim lint: out of memory\n");
+				rc = 1;
+			}
+		}
+		lua_pop(L, 1);
+		lint_summary(stdout, o->path, n);
+		if (o->strict && n && !rc)
+			rc = 1;
+	}
 	if (o->kernel_check && !sc.failed) {
 		int k = kcheck_scenario(L, &sc);
 
@@ -461,6 +485,9 @@ out:
 	for (int i = 0; i < sc.nfailures; i++)
 		free(sc.failures[i]);
 	free(sc.failures);
+	for (int i = 0; i < sc.nnotes; i++)
+		free(sc.notes[i]);
+	free(sc.notes);
 	free(sc.src);
 	if (o->quiet && sc.out)
 		fclose(sc.out);

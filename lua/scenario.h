@@ -23,6 +23,8 @@ struct scenario_opts {
 	int max_diff_lines;       /* 0 = all */
 	int quiet;                /* check: the scenario's own printing is discarded */
 	int kernel_check;         /* then compare its classification with the kernel's */
+	int lint;                 /* then lint every simulation (tcsim lint SCENARIO) */
+	int strict;               /* lint: exit 1 on warnings */
 };
 
 /* Runs the scenario; returns the process exit code: 0 all well, 1 a

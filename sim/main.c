@@ -15,6 +15,7 @@
 #include "scenario.h"
 #include "nl_import.h"
 #include "kcheck.h"
+#include "lint.h"
 #include "sim.h"
 #include "source.h"
 #include "tc.h"
@@ -34,6 +35,7 @@ static const char usage_top[] =
 	"       tcsim check SCENARIO.lua --expect|--write-golden GOLDEN.json\n"
 	"       tcsim run --tc FILE [options] CAPTURE...   (tcsim run --help)\n"
 	"       tcsim kernel-check SCENARIO.lua | --tc FILE [--dev NAME] [--htb|--tree] CAPTURE...   (root)\n"
+	"       tcsim lint SCENARIO.lua | --tc FILE [--strict] [run's device options]   (tcsim lint --help)\n"
 	"       tcsim import dev DEV [--netns NAME] [--filters-only]   (tcsim import --help)\n"
 	"       tcsim bpf asm|disasm|check|run ...       (tcsim bpf --help)\n";
 
@@ -742,6 +744,32 @@ static int is_lua(const char *s)
 	return n > 4 && !strcmp(s + n - 4, ".lua");
 }
 
+
+/* tcsim lint SCENARIO.lua [--strict] [--seed N]: the scenario runs (its
+ * own output discarded), then every simulation's policy is linted. */
+static int cmd_lint_lua(int argc, char **argv)
+{
+	struct scenario_opts o = {0};
+
+	o.path = argv[1];
+	o.quiet = 1;
+	o.lint = 1;
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--strict")) {
+			o.strict = 1;
+			continue;
+		}
+		if (!strcmp(argv[i], "--seed") && i + 1 < argc && !parse_u64(argv[i + 1], &o.seed)) {
+			o.has_seed = 1;
+			i++;
+			continue;
+		}
+		fprintf(stderr, "tcsim lint: '%s': a scenario takes only --strict and --seed N\n", argv[i]);
+		return 2;
+	}
+	return scenario_main(&o);
+}
+
 /* tcsim kernel-check SCENARIO.lua [--seed N]: the scenario runs (its own
  * output discarded), then each device's tc commands and traffic are
  * compared with the kernel's classification. */
@@ -788,6 +816,10 @@ int main(int argc, char **argv)
 		return cmd_bpf(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "run"))
 		return cmd_sim_run(argc - 1, argv + 1);
+	if (argc >= 3 && !strcmp(argv[1], "lint") && is_lua(argv[2]))
+		return cmd_lint_lua(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "lint"))
+		return lint_main(argc - 1, argv + 1);
 	if (argc >= 3 && !strcmp(argv[1], "kernel-check") && is_lua(argv[2]))
 		return cmd_kcheck_lua(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "kernel-check"))

@@ -160,6 +160,18 @@ expect_err "check-only option" "belongs to tcsim check" $TCSIM scenarios/ssh_htt
 printf '{"tcsim": 1,\n "x": [1,]}\n' >"$T_TMP/badgolden.json"
 expect_err "bad golden" "badgolden.json: line 2, column" $TCSIM check scenarios/ssh_http.lua --expect "$T_TMP/badgolden.json" --quiet
 
+# lint on scenarios: silent on the seed policy, the trap flagged at its lines
+expect_out "lint ssh_http" "lint: scenarios/ssh_http.lua: no warnings" $TCSIM lint scenarios/ssh_http.lua
+if expect_status "lint --strict tcpdump" 1 $TCSIM lint scenarios/ssh_http_tcpdump.lua --strict; then
+	got=$(cut -d: -f1-3 "$T_TMP/out" | tr "\n" " ")
+	want="scenarios/ssh_http_tcpdump.lua:39: warning scenarios/ssh_http_tcpdump.lua:40: warning scenarios/ssh_http_tcpdump.lua:41: warning lint: scenarios/ssh_http_tcpdump.lua: 3 warnings "
+	[ "$got" = "$want" ] && ok || bad "lint tcpdump: $got"
+	grep -q "returns 262144 = classid 4:0 on a match" "$T_TMP/out" && ok || bad "lint tcpdump: no 262144"
+fi
+printf 'local sim = tcsim.sim{}\n\nlocal eth0 = sim:dev("eth0", { rate = "1mbps" })\n' >"$T_TMP/bps.lua"
+expect_out "lint bps" "$T_TMP/bps.lua:3: warning: 1mbps is 8 Mbit/s (tc reads \"bps\" as bytes per second); write 1mbit if you meant bits
+lint: $T_TMP/bps.lua: 1 warning" $TCSIM lint "$T_TMP/bps.lua"
+
 # 6. every example of docs/lua-api.md runs, and prints what its "-->" says
 D=$T_TMP/doc
 mkdir -p "$D"

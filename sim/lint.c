@@ -1,0 +1,1086 @@
+/* lint.c - `tcsim lint`: what a policy author gets wrong although every
+ * command is accepted. The configuration is built exactly as `tcsim run`
+ * builds it (tc_run_file), then each qdisc with filters is read back:
+ *
+ *  1. a program that can return a value other than 0 and -1 which names no
+ *     class of its qdisc (tcpdump -ddd's 262144 = 4:0): cls_bpf takes the
+ *     value as the classid, and prio_classify falls back to priomap[0]
+ *     (sfq drops the packet); a `ret a` whose value the analysis cannot
+ *     enumerate is reported as a computed classid;
+ *     a filter on sfq replaces its flow hashing: sfq drops what no filter
+ *     matches, so its chain should end with a catch-all;
+ *  2. a filter that can never match: an earlier one (lower pref, or newer
+ *     in the same pref) returns non-zero on every path, faults included,
+ *     for a protocol covering the later one's; and a program that returns
+ *     0 on every path;
+ *  3. a flowid naming no class (minor 0 or beyond the bands, another
+ *     major, none at all) on a program that can return -1;
+ *  4. a rate in tc's bps units, which are bytes per second (--rate here,
+ *     lint_rate_word for Lua's rate strings; the qdiscs tcsim models take
+ *     no rates, so a tc line has none);
+ *  5. two or more filters with automatic prefs on one qdisc: they are
+ *     tried newest first, the reverse of the file;
+ *  6. a program the other kernel mode's checker rejects (Linux 3.13 lacks
+ *     #rand and #vlan_tpid and wants a flowid; current kernels refuse
+ *     constant shifts of 32 or more). tcsim already refuses a program its
+ *     own kernel mode rejects.
+ *
+ * Limits: the return-value analysis knows constants only (sets of up to 8
+ * per register); a packet load is assumed to fault unless it reads the
+ * Ethernet header (bytes 0..13), which every frame tcsim accepts has. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "lint.h"
+#include "sim.h"
+#include "tc.h"
+
+/* ---- the program analysis ---- */
+
+#define VS_MAX 8
+
+/* A set of possible 32-bit values, or anything (top). */
+struct vset {
+	uint8_t n, top;
+	uint32_t v[VS_MAX];
+};
+
+struct astate {
+	int reached;
+	struct vset a, x, m[BPF_MEMWORDS];
+};
+
+static struct vset vs_top(void)
+{
+	struct vset s = {.top = 1};
+
+	return s;
+}
+
+static struct vset vs_const(uint32_t k)
+{
+	struct vset s = {.n = 1, .v = {k}};
+
+	return s;
+}
+
+static void vs_add(struct vset *s, uint32_t v)
+{
+	int i;
+
+	if (s->top)
+		return;
+	for (i = 0; i < s->n && s->v[i] < v; i++)
+		;
+	if (i < s->n && s->v[i] == v)
+		return;
+	if (s->n == VS_MAX) {
+		*s = vs_top();
+		return;
+	}
+	memmove(&s->v[i + 1], &s->v[i], (size_t)(s->n - i) * sizeof(s->v[0]));
+	s->v[i] = v;
+	s->n++;
+}
+
+static void vs_join(struct vset *d, const struct vset *s)
+{
+	if (s->top) {
+		*d = vs_top();
+		return;
+	}
+	for (int i = 0; i < s->n; i++)
+		vs_add(d, s->v[i]);
+}
+
+static void st_join(struct astate *d, const struct astate *s)
+{
+	if (!d->reached) {
+		*d = *s;
+		return;
+	}
+	vs_join(&d->a, &s->a);
+	vs_join(&d->x, &s->x);
+	for (int i = 0; i < BPF_MEMWORDS; i++)
+		vs_join(&d->m[i], &s->m[i]);
+}
+
+/* One ALU operation as the interpreter does it; 0 on a fault (division
+ * by zero ends the program with 0). */
+static int alu(uint16_t op, uint32_t a, uint32_t b, uint32_t *out)
+{
+	switch (op) {
+	case BPF_ADD: *out = a + b; return 1;
+	case BPF_SUB: *out = a - b; return 1;
+	case BPF_MUL: *out = a * b; return 1;
+	case BPF_DIV: if (!b) return 0; *out = a / b; return 1;
+	case BPF_MOD: if (!b) return 0; *out = a % b; return 1;
+	case BPF_OR: *out = a | b; return 1;
+	case BPF_AND: *out = a & b; return 1;
+	case BPF_XOR: *out = a ^ b; return 1;
+	case BPF_LSH: *out = a << (b & 31); return 1;
+	case BPF_RSH: *out = a >> (b & 31); return 1;
+	case BPF_NEG: *out = -a; return 1;
+	default: return 0;
+	}
+}
+
+static struct vset vs_alu(uint16_t op, const struct vset *a, const struct vset *b, int *fault)
+{
+	struct vset r = {0};
+
+	if ((op == BPF_DIV || op == BPF_MOD) && (b->top || (b->n && b->v[0] == 0)))
+		*fault = 1;
+	if (op == BPF_NEG)
+		b = a; /* unused operand */
+	if (a->top || b->top) {
+		/* a few results are known whatever the unknown side is */
+		if (!b->top && b->n == 1 && ((op == BPF_AND || op == BPF_MUL) && b->v[0] == 0))
+			return vs_const(0);
+		/* a mask of up to 3 bits: every combination of them */
+		if (a->top && !b->top && b->n == 1 && op == BPF_AND &&
+		    __builtin_popcount(b->v[0]) <= 3) {
+			uint32_t k = b->v[0], sub = k;
+
+			do {
+				vs_add(&r, sub);
+				sub = (sub - 1) & k;
+			} while (sub != k);
+			return r;
+		}
+		return vs_top();
+	}
+	for (int i = 0; i < a->n; i++)
+		for (int j = 0; j < b->n; j++) {
+			uint32_t v;
+
+			if (alu(op, a->v[i], b->v[j], &v))
+				vs_add(&r, v);
+			if (r.top)
+				return r;
+		}
+	return r;
+}
+
+static int cond(uint16_t op, uint32_t a, uint32_t b)
+{
+	switch (op) {
+	case BPF_JEQ: return a == b;
+	case BPF_JGT: return a > b;
+	case BPF_JGE: return a >= b;
+	default: return (a & b) != 0; /* BPF_JSET */
+	}
+}
+
+/* Splits A over a conditional jump: the values that can take each edge
+ * (*t_ok, *f_ok say whether the edge is feasible at all). */
+static void split(uint16_t op, const struct vset *a, const struct vset *b, struct vset *t,
+		  struct vset *f, int *t_ok, int *f_ok)
+{
+	*t = *a;
+	*f = *a;
+	*t_ok = *f_ok = 1;
+	if (a->top) {
+		if (op == BPF_JEQ && !b->top)
+			*t = *b; /* equal to one of the operand's values */
+		return;
+	}
+	if (b->top)
+		return;
+	t->n = f->n = 0;
+	for (int i = 0; i < a->n; i++) {
+		int any_t = 0, any_f = 0;
+
+		for (int j = 0; j < b->n; j++) {
+			if (cond(op, a->v[i], b->v[j]))
+				any_t = 1;
+			else
+				any_f = 1;
+		}
+		if (any_t)
+			vs_add(t, a->v[i]);
+		if (any_f)
+			vs_add(f, a->v[i]);
+	}
+	*t_ok = t->n > 0;
+	*f_ok = f->n > 0;
+}
+
+static void ret_add(struct lint_rets *r, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < r->n && r->v[i] < v; i++)
+		;
+	if (i < r->n && r->v[i] == v)
+		return;
+	if (r->n == LINT_MAX_RETS) {
+		r->computed = 1; /* too many to list */
+		return;
+	}
+	memmove(&r->v[i + 1], &r->v[i], (size_t)(r->n - i) * sizeof(r->v[0]));
+	r->v[i] = v;
+	r->n++;
+}
+
+static void flow(struct astate *st, uint32_t len, uint32_t to, const struct astate *s)
+{
+	if (to < len)
+		st_join(&st[to], s);
+}
+
+/* A packet load of `size` bytes at absolute offset k: can it fault? */
+static int abs_may_fault(uint32_t k, uint32_t size)
+{
+	return (uint64_t)k + size > 14;
+}
+
+int lint_prog_returns(const struct sock_filter *insns, uint32_t len, struct lint_rets *r)
+{
+	struct astate *st;
+
+	memset(r, 0, sizeof(*r));
+	if (!len)
+		return 0;
+	st = calloc(len, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	st[0].reached = 1;
+	st[0].a = vs_const(0);
+	st[0].x = vs_const(0);
+	for (int i = 0; i < BPF_MEMWORDS; i++)
+		st[0].m[i] = vs_top();
+	for (uint32_t pc = 0; pc < len; pc++) {
+		const struct sock_filter *in = &insns[pc];
+		struct astate s;
+		uint16_t c = in->code;
+		uint32_t size;
+
+		if (!st[pc].reached)
+			continue;
+		s = st[pc];
+		switch (BPF_CLASS(c)) {
+		case BPF_LD:
+			size = BPF_SIZE(c) == BPF_W ? 4 : BPF_SIZE(c) == BPF_H ? 2 : 1;
+			switch (BPF_MODE(c)) {
+			case BPF_IMM: s.a = vs_const(in->k); break;
+			case BPF_MEM: s.a = s.m[in->k % BPF_MEMWORDS]; break;
+			case BPF_LEN: s.a = vs_top(); break;
+			case BPF_ABS:
+				if (in->k >= (uint32_t)SKF_AD_OFF) {
+					uint32_t n = in->k - (uint32_t)SKF_AD_OFF;
+
+					if (n == SKF_AD_ALU_XOR_X) {
+						s.a = vs_alu(BPF_XOR, &s.a, &s.x, &r->may_fault);
+						break;
+					}
+					if (n == SKF_AD_NLATTR || n == SKF_AD_NLATTR_NEST)
+						r->may_fault = 1; /* 3.13: A past the packet */
+					s.a = vs_top();
+				} else {
+					if (in->k >= (uint32_t)SKF_LL_OFF || abs_may_fault(in->k, size))
+						r->may_fault = 1;
+					s.a = vs_top();
+				}
+				break;
+			default: /* BPF_IND and anything else */
+				r->may_fault = 1;
+				s.a = vs_top();
+				break;
+			}
+			flow(st, len, pc + 1, &s);
+			break;
+		case BPF_LDX:
+			switch (BPF_MODE(c)) {
+			case BPF_IMM: s.x = vs_const(in->k); break;
+			case BPF_MEM: s.x = s.m[in->k % BPF_MEMWORDS]; break;
+			case BPF_MSH:
+				if (abs_may_fault(in->k, 1))
+					r->may_fault = 1;
+				s.x = vs_top();
+				break;
+			default: s.x = vs_top(); break;
+			}
+			flow(st, len, pc + 1, &s);
+			break;
+		case BPF_ST:
+			s.m[in->k % BPF_MEMWORDS] = s.a;
+			flow(st, len, pc + 1, &s);
+			break;
+		case BPF_STX:
+			s.m[in->k % BPF_MEMWORDS] = s.x;
+			flow(st, len, pc + 1, &s);
+			break;
+		case BPF_ALU: {
+			struct vset k = vs_const(in->k);
+
+			s.a = vs_alu(BPF_OP(c), &s.a, BPF_SRC(c) == BPF_X ? &s.x : &k, &r->may_fault);
+			flow(st, len, pc + 1, &s);
+			break;
+		}
+		case BPF_JMP:
+			if (BPF_OP(c) == BPF_JA) {
+				if ((uint64_t)pc + 1 + in->k < len)
+					flow(st, len, pc + 1 + in->k, &s);
+			} else {
+				struct vset k = vs_const(in->k), t, f;
+				struct astate ts = s, fs = s;
+				int t_ok, f_ok;
+
+				split(BPF_OP(c), &s.a, BPF_SRC(c) == BPF_X ? &s.x : &k, &t, &f, &t_ok,
+				      &f_ok);
+				ts.a = t;
+				fs.a = f;
+				if (t_ok)
+					flow(st, len, pc + 1 + in->jt, &ts);
+				if (f_ok)
+					flow(st, len, pc + 1 + in->jf, &fs);
+			}
+			break;
+		case BPF_RET:
+			if (BPF_RVAL(c) == BPF_K) {
+				ret_add(r, in->k);
+			} else if (BPF_RVAL(c) == BPF_A && !s.a.top) {
+				for (int i = 0; i < s.a.n; i++)
+					ret_add(r, s.a.v[i]);
+			} else if (!r->computed) {
+				r->computed = 1;
+				r->computed_pc = pc;
+			}
+			break;
+		default: /* BPF_MISC */
+			if (BPF_MISCOP(c) == BPF_TAX)
+				s.x = s.a;
+			else if (BPF_MISCOP(c) == BPF_TXA)
+				s.a = s.x;
+			flow(st, len, pc + 1, &s);
+			break;
+		}
+	}
+	free(st);
+	return 0;
+}
+
+int lint_rets_has(const struct lint_rets *r, uint32_t v)
+{
+	for (int i = 0; i < r->n; i++)
+		if (r->v[i] == v)
+			return 1;
+	return 0;
+}
+
+int lint_rets_catch_all(const struct lint_rets *r)
+{
+	return r->n > 0 && !r->computed && !r->may_fault && !lint_rets_has(r, 0);
+}
+
+int lint_prio_band(uint32_t classid, int bands)
+{
+	uint32_t band = TC_H_MIN(classid) - 1;
+
+	return band < (uint32_t)bands ? (int)band : -1;
+}
+
+/* ---- rates ---- */
+
+static void fmt_bits(char *buf, size_t n, uint64_t bps)
+{
+	static const struct {
+		double div;
+		const char *unit;
+	} u[] = {{1e12, "Tbit/s"}, {1e9, "Gbit/s"}, {1e6, "Mbit/s"}, {1e3, "kbit/s"}};
+
+	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++)
+		if ((double)bps >= u[i].div) {
+			snprintf(buf, n, "%.6g %s", (double)bps / u[i].div, u[i].unit);
+			return;
+		}
+	snprintf(buf, n, "%llu bit/s", (unsigned long long)bps);
+}
+
+int lint_rate_word(const char *word, char *msg, size_t n)
+{
+	size_t len = word ? strlen(word) : 0, num;
+	char meant[64], rate[48];
+	uint64_t bps;
+
+	if (len < 4 || strcasecmp(word + len - 3, "bps") || tc_get_rate(&bps, word))
+		return 0;
+	num = strspn(word, "0123456789.eE+");
+	/* the number, tc's prefix in lower case, then "bit" */
+	if (num + 1 > sizeof(meant) - 8)
+		return 0;
+	memcpy(meant, word, num);
+	for (size_t i = num; i < len - 3; i++)
+		meant[i] = (char)(word[i] >= 'A' && word[i] <= 'Z' ? word[i] - 'A' + 'a' : word[i]);
+	snprintf(meant + (len - 3), sizeof(meant) - (len - 3), "bit");
+	fmt_bits(rate, sizeof(rate), bps);
+	snprintf(msg, n,
+		 "%s is %s (tc reads \"bps\" as bytes per second); write %s if you meant bits",
+		 word, rate, meant);
+	return 1;
+}
+
+/* ---- warnings ---- */
+
+struct warning {
+	char *file;
+	long line;
+	size_t seq;
+	char *text;
+};
+
+struct lint {
+	struct warning *w;
+	size_t n, cap;
+	int oom;
+	const char *dev; /* the device being linted */
+};
+
+/* "file:line" -> file and line (-1 when there is no line). */
+static long where_line(const char *where, char *file, size_t n)
+{
+	const char *colon = where ? strrchr(where, ':') : NULL;
+	char *end;
+	long line;
+
+	if (!colon || !colon[1]) {
+		snprintf(file, n, "%s", where ? where : "");
+		return -1;
+	}
+	line = strtol(colon + 1, &end, 10);
+	if (*end || line < 0) {
+		snprintf(file, n, "%s", where);
+		return -1;
+	}
+	snprintf(file, n, "%.*s", (int)(colon - where), where);
+	return line;
+}
+
+/* "line N" for a place in a message, or the where-string itself. */
+static const char *at_line(char *buf, size_t n, const char *where)
+{
+	char file[512];
+	long line = where_line(where, file, sizeof(file));
+
+	if (line >= 0)
+		snprintf(buf, n, "line %ld", line);
+	else
+		snprintf(buf, n, "%s", where ? where : "?");
+	return buf;
+}
+
+static void warn(struct lint *l, const char *where, const char *fmt, ...)
+{
+	char file[512], place[64], *body = NULL, *text = NULL;
+	va_list ap;
+	long line;
+	int len;
+
+	if (l->oom)
+		return;
+	if (!where) { /* a filter no tc command added: name its device */
+		snprintf(place, sizeof(place), "dev %s", l->dev ? l->dev : "?");
+		where = place;
+	}
+	line = where_line(where, file, sizeof(file));
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		struct warning *w = realloc(l->w, cap * sizeof(*w));
+
+		if (!w) {
+			l->oom = 1;
+			return;
+		}
+		l->w = w;
+		l->cap = cap;
+	}
+	va_start(ap, fmt);
+	len = vasprintf(&body, fmt, ap);
+	va_end(ap);
+	if (len < 0 || asprintf(&text, "%s: warning: %s", where, body) < 0) {
+		if (len >= 0)
+			free(body);
+		l->oom = 1;
+		return;
+	}
+	free(body);
+	l->w[l->n] = (struct warning){.file = strdup(file), .line = line, .seq = l->n, .text = text};
+	if (!l->w[l->n].file) {
+		free(text);
+		l->oom = 1;
+		return;
+	}
+	l->n++;
+}
+
+static int warning_cmp(const void *pa, const void *pb)
+{
+	const struct warning *a = pa, *b = pb;
+	int c = strcmp(a->file, b->file);
+
+	if (c)
+		return c;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* ---- the qdiscs ---- */
+
+/* What lint needs to know of a qdisc with filters. */
+struct qinfo {
+	const struct qdisc *q;
+	int is_prio;
+	int bands;	     /* prio */
+	unsigned map[16];    /* prio's priomap */
+	uint32_t divisor;    /* sfq */
+	char name[32];	     /* "prio 1:" */
+	enum bpf_kernel kernel;
+};
+
+/* Reads the options back from the qdisc's own `tc qdisc show` text. */
+static int qinfo_get(const struct qdisc *q, struct qinfo *qi)
+{
+	char *buf = NULL, *p;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	int ok = 0;
+
+	memset(qi, 0, sizeof(*qi));
+	if (!f)
+		return 0;
+	q->ops->dump(q, f, 1);
+	fclose(f);
+	qi->q = q;
+	qi->kernel = q->env->kernel;
+	snprintf(qi->name, sizeof(qi->name), "%s %x:", q->ops->id, q->handle >> 16);
+	if (!strcmp(q->ops->id, "prio")) {
+		qi->is_prio = 1;
+		p = strstr(buf, "bands ");
+		if (p && sscanf(p, "bands %d priomap %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u",
+				&qi->bands, &qi->map[0], &qi->map[1], &qi->map[2], &qi->map[3],
+				&qi->map[4], &qi->map[5], &qi->map[6], &qi->map[7], &qi->map[8],
+				&qi->map[9], &qi->map[10], &qi->map[11], &qi->map[12], &qi->map[13],
+				&qi->map[14], &qi->map[15]) == 17)
+			ok = 1;
+	} else if (!strcmp(q->ops->id, "sfq")) {
+		p = strstr(buf, "divisor ");
+		ok = p && sscanf(p, "divisor %u", &qi->divisor) == 1;
+	}
+	free(buf);
+	return ok;
+}
+
+/* Where the packet goes for a classid that is no class: the words after
+ * "so ..." in a message. */
+static void fallback(const struct qinfo *qi, char *buf, size_t n)
+{
+	if (qi->is_prio)
+		snprintf(buf, n, "prio falls back to priomap[0], band %u (class %x:%x)", qi->map[0],
+			 qi->q->handle >> 16, qi->map[0] + 1);
+	else
+		snprintf(buf, n, "sfq drops the packet");
+}
+
+/* The classes a classid may name, as tc prints them (hex): "1:1..1:3". */
+static void classes(const struct qinfo *qi, char *buf, size_t n)
+{
+	unsigned maj = qi->q->handle >> 16;
+
+	if (qi->is_prio)
+		snprintf(buf, n, "%x:1..%x:%x", maj, maj, (unsigned)qi->bands);
+	else
+		snprintf(buf, n, "%x:1..%x:%x", maj, maj, qi->divisor);
+}
+
+/* 1 if the classid names a class of the qdisc by its minor (the major is
+ * not looked at by prio_classify or sfq_classify). */
+static int minor_ok(const struct qinfo *qi, uint32_t classid)
+{
+	if (qi->is_prio)
+		return lint_prio_band(classid, qi->bands) >= 0;
+	return TC_H_MIN(classid) >= 1 && TC_H_MIN(classid) <= qi->divisor;
+}
+
+static int major_ok(const struct qinfo *qi, uint32_t classid)
+{
+	return TC_H_MAJ(classid) == 0 || TC_H_MAJ(classid) == qi->q->handle;
+}
+
+/* One program of the chain, in the order the kernel tries them. */
+struct entry {
+	const struct tcf_proto *tp;
+	struct cls_bpf_info info;
+	struct lint_rets rets;
+	int multi; /* its tcf_proto holds more than one program */
+	char label[48]; /* "filter pref 3" or "filter pref 3 handle 0x2" */
+};
+
+/* major:minor, both always (tc would print 4:0 as "4:") */
+static void name_classid(char *buf, size_t n, uint32_t classid)
+{
+	snprintf(buf, n, "%x:%x", classid >> 16, TC_H_MIN(classid));
+}
+
+/* Check 1: values other than 0 and -1 that name no class. */
+static void check_returns(struct lint *l, const struct qinfo *qi, const struct entry *e)
+{
+	char list[256] = "", cls[64], fb[96], id[32], flowid[64] = "", hint[80] = "";
+	unsigned maj = qi->q->handle >> 16;
+	int nbad = 0, tcpdump = 0;
+	const char *where = e->info.where;
+
+	for (int i = 0; i < e->rets.n; i++) {
+		uint32_t v = e->rets.v[i];
+		size_t len = strlen(list);
+
+		if (v == 0 || v == 0xffffffffu || minor_ok(qi, v))
+			continue;
+		if (v == 262144)
+			tcpdump = 1;
+		name_classid(id, sizeof(id), v);
+		if (nbad < 4)
+			snprintf(list + len, sizeof(list) - len, "%s%u = classid %s",
+				 nbad ? " or " : "", v, id);
+		else if (nbad == 4)
+			snprintf(list + len, sizeof(list) - len, " or others");
+		nbad++;
+	}
+	if (tcpdump && qi->is_prio)
+		snprintf(hint, sizeof(hint), " (tcpdump -s %u -ddd returns %u = %x:1)",
+			 TC_H_MAKE(qi->q->handle, 1), TC_H_MAKE(qi->q->handle, 1), maj);
+	classes(qi, cls, sizeof(cls));
+	fallback(qi, fb, sizeof(fb));
+	if (e->info.has_classid && !lint_rets_has(&e->rets, 0xffffffffu) && !e->rets.computed) {
+		name_classid(id, sizeof(id), e->info.classid);
+		snprintf(flowid, sizeof(flowid), ", and its flowid %s is never used", id);
+	}
+	if (nbad)
+		warn(l, where,
+		     "%s returns %s on a match, which names no %s of %s (%s), so %s%s; "
+		     "make the program return -1 to use the flowid, or a classid of %s itself%s",
+		     e->label, list, qi->is_prio ? "band" : "flow", qi->name, cls, fb, flowid,
+		     cls,
+		     hint);
+	if (e->rets.computed)
+		warn(l, where,
+		     "%s returns a computed value (instruction %u), which cls_bpf takes as "
+		     "a classid: whenever it names no %s of %s (%s), %s; "
+		     "return constants: 0 for no match, -1 for the flowid, or a classid of %s",
+		     e->label, e->rets.computed_pc, qi->is_prio ? "band" : "flow", qi->name, cls, fb,
+		     cls);
+	/* a class by its minor, under another major: works, but says otherwise */
+	for (int i = 0; i < e->rets.n; i++) {
+		uint32_t v = e->rets.v[i];
+
+		if (v == 0 || v == 0xffffffffu || !minor_ok(qi, v) || major_ok(qi, v))
+			continue;
+		name_classid(id, sizeof(id), v);
+		warn(l, where,
+		     "%s returns %u = classid %s, which is no class of %s (%s reads only the "
+		     "minor: class %x:%x); return %u (%x:%x) so the classid names the class it means",
+		     e->label, v, id, qi->name, qi->q->ops->id, maj, TC_H_MIN(v),
+		     TC_H_MAKE(qi->q->handle, v), maj, TC_H_MIN(v));
+	}
+}
+
+/* Check 3: the flowid of a program that can return -1. */
+static void check_flowid(struct lint *l, const struct qinfo *qi, const struct entry *e)
+{
+	char cls[64], fb[96], id[32];
+	unsigned maj = qi->q->handle >> 16;
+	const char *where = e->info.where;
+	uint32_t c = e->info.classid;
+
+	if (!lint_rets_has(&e->rets, 0xffffffffu))
+		return;
+	classes(qi, cls, sizeof(cls));
+	fallback(qi, fb, sizeof(fb));
+	name_classid(id, sizeof(id), c);
+	if (!e->info.has_classid)
+		warn(l, where,
+		     "%s returns -1 (use the flowid) but has no flowid, so its classid is "
+		     "0 and %s; add a flowid naming the class you mean (%s)",
+		     e->label, fb, cls);
+	else if (!minor_ok(qi, c))
+		warn(l, where,
+		     "%s has flowid %s, which names no %s of %s (%s), so %s; use a "
+		     "flowid of %s",
+		     e->label, id, qi->is_prio ? "band" : "flow", qi->name, cls, fb, cls);
+	else if (!major_ok(qi, c))
+		warn(l, where,
+		     "%s has flowid %s, which is no class of %s (%s reads only the minor: "
+		     "class %x:%x); write flowid %x:%x",
+		     e->label, id, qi->name, qi->q->ops->id, maj, TC_H_MIN(c), maj, TC_H_MIN(c));
+}
+
+/* Check 6: the other kernel mode. */
+static void check_other_kernel(struct lint *l, const struct qinfo *qi, const struct entry *e)
+{
+	enum bpf_kernel other = qi->kernel == BPF_KERNEL_3_13 ? BPF_KERNEL_CURRENT : BPF_KERNEL_3_13;
+	const char *who = other == BPF_KERNEL_3_13 ? "Linux 3.13" : "current kernels";
+	const char *opt = other == BPF_KERNEL_3_13 ? " --kernel 3.13" : "";
+	const char *where = e->info.where;
+	char msg[BPF_ERRLEN];
+
+	if (bpf_check(e->info.insns, e->info.len, other, msg, sizeof(msg)))
+		warn(l, where,
+		     "%s would be rejected by %s (%s); change the program if the policy "
+		     "must also load there (tcsim bpf check%s shows why)",
+		     e->label, who, msg, opt);
+	if (other == BPF_KERNEL_3_13 && !e->info.has_classid)
+		warn(l, where,
+		     "%s has no flowid, which Linux 3.13's cls_bpf requires; add a "
+		     "flowid if the policy must also load on Linux 3.13",
+		     e->label);
+}
+
+static void protocol_name(char *buf, size_t n, uint16_t proto)
+{
+	tc_print_protocol(buf, n, proto);
+}
+
+/* Check 5: automatic prefs, tried newest first. */
+static void check_auto_prefs(struct lint *l, const struct qinfo *qi)
+{
+	const struct tcf_proto *tp;
+	const char *first = NULL;
+	char order[1024] = "", ln[600];
+	int n = 0;
+
+	for (tp = qi->q->chain.head; tp; tp = tp->next) {
+		struct cls_bpf_info info;
+		size_t len = strlen(order), cnt;
+
+		if (!tp->auto_pref)
+			continue;
+		/* the tcf_proto's oldest program is the command that made it */
+		cnt = tp->ops->count(tp);
+		if (!cnt || cls_bpf_prog_at(tp, cnt - 1, &info))
+			info.where = NULL;
+		first = info.where;
+		snprintf(order + len, sizeof(order) - len, "%s%s (pref %u)", n ? ", " : "",
+			 at_line(ln, sizeof(ln), info.where), tp->prio >> 16);
+		n++;
+	}
+	if (n < 2)
+		return;
+	warn(l, first,
+	     "%d filters on %s of %s have no pref, so the kernel numbers them 49152, 49151, "
+	     "... and tries the newest first: %s; give each filter an explicit pref in the order "
+	     "you want them tried",
+	     n, qi->name, l->dev ? l->dev : "the device", order);
+}
+
+static void lint_chain(struct lint *l, const struct qdisc *q)
+{
+	struct entry *e = NULL;
+	size_t n = 0, cap = 0;
+	struct qinfo qi;
+	char ln[600], proto[32];
+
+	if (!q->chain.head || !qinfo_get(q, &qi))
+		return;
+	for (const struct tcf_proto *tp = q->chain.head; tp; tp = tp->next) {
+		size_t cnt = tp->ops->count(tp);
+
+		for (size_t i = 0; i < cnt; i++) {
+			struct entry *x;
+
+			if (n == cap) {
+				size_t nc = cap ? cap * 2 : 8;
+				struct entry *ne = realloc(e, nc * sizeof(*e));
+
+				if (!ne) {
+					l->oom = 1;
+					free(e);
+					return;
+				}
+				e = ne;
+				cap = nc;
+			}
+			x = &e[n];
+			memset(x, 0, sizeof(*x));
+			if (cls_bpf_prog_at(tp, i, &x->info))
+				continue;
+			x->tp = tp;
+			x->multi = cnt > 1;
+			if (x->multi)
+				snprintf(x->label, sizeof(x->label), "filter pref %u handle 0x%x",
+					 tp->prio >> 16, x->info.handle);
+			else
+				snprintf(x->label, sizeof(x->label), "filter pref %u", tp->prio >> 16);
+			if (lint_prog_returns(x->info.insns, x->info.len, &x->rets)) {
+				l->oom = 1;
+				free(e);
+				return;
+			}
+			n++;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct entry *x = &e[i];
+		const struct entry *shadow = NULL;
+		const char *where = x->info.where;
+
+		for (size_t j = 0; j < i && !shadow; j++)
+			if (lint_rets_catch_all(&e[j].rets) &&
+			    (e[j].tp->protocol == ETH_P_ALL || e[j].tp->protocol == x->tp->protocol))
+				shadow = &e[j];
+		if (shadow) {
+			if (shadow->tp->protocol == ETH_P_ALL)
+				snprintf(proto, sizeof(proto), "packet");
+			else {
+				protocol_name(proto, sizeof(proto) - 8, shadow->tp->protocol);
+				strcat(proto, " packet");
+			}
+			warn(l, where,
+			     "%s can never match: %s (%s), tried before it, matches every "
+			     "%s; give the catch-all the highest pref so it runs last, or delete it",
+			     x->label, shadow->label, at_line(ln, sizeof(ln), shadow->info.where),
+			     proto);
+		} else if (!x->rets.computed && x->rets.n == 1 && x->rets.v[0] == 0) {
+			warn(l, where,
+			     "%s never matches (it returns 0 on every path); fix the "
+			     "program or delete the filter (tcsim bpf run -v shows what it returns)",
+			     x->label);
+		}
+		check_returns(l, &qi, x);
+		check_flowid(l, &qi, x);
+		check_other_kernel(l, &qi, x);
+	}
+	/* sfq_classify drops what no filter matches: filters replace its hashing */
+	if (!qi.is_prio && n) {
+		int all = 0;
+
+		for (size_t i = 0; i < n && !all; i++)
+			all = lint_rets_catch_all(&e[i].rets) && e[i].tp->protocol == ETH_P_ALL;
+		if (!all)
+			warn(l, e[n - 1].info.where,
+			     "%s has filters, so it drops every packet that none of them matches "
+			     "(it no longer hashes flows itself); end the chain with a catch-all "
+			     "filter, or remove the filters",
+			     qi.name);
+	}
+	check_auto_prefs(l, &qi);
+	free(e);
+}
+
+struct walk_ctx {
+	struct lint *l;
+};
+
+static void lint_qdisc(struct lint *l, const struct qdisc *q);
+
+static void lint_class(void *arg, const struct qdisc_class *c)
+{
+	struct walk_ctx *w = arg;
+
+	if (c->leaf)
+		lint_qdisc(w->l, c->leaf);
+}
+
+static void lint_qdisc(struct lint *l, const struct qdisc *q)
+{
+	struct walk_ctx w = {l};
+
+	if (!q)
+		return;
+	if (q->ops->has_filters)
+		lint_chain(l, q);
+	if (q->ops->walk)
+		q->ops->walk(q, lint_class, &w);
+}
+
+int lint_sim(const struct sim *s, FILE *out, int *nwarnings)
+{
+	struct lint l = {0};
+	int ret = 0;
+
+	for (int i = 0; i < s->ndevs; i++) {
+		l.dev = s->devs[i]->name;
+		lint_qdisc(&l, s->devs[i]->root);
+	}
+	if (l.n)
+		qsort(l.w, l.n, sizeof(l.w[0]), warning_cmp);
+	for (size_t i = 0; i < l.n; i++) {
+		fprintf(out, "%s\n", l.w[i].text);
+		free(l.w[i].text);
+		free(l.w[i].file);
+	}
+	if (nwarnings)
+		*nwarnings += (int)l.n;
+	if (l.oom)
+		ret = -ENOMEM;
+	free(l.w);
+	return ret;
+}
+
+void lint_summary(FILE *out, const char *name, int nwarnings)
+{
+	if (!nwarnings)
+		fprintf(out, "lint: %s: no warnings\n", name);
+	else
+		fprintf(out, "lint: %s: %d warning%s\n", name, nwarnings, nwarnings == 1 ? "" : "s");
+}
+
+/* ---- tcsim lint ---- */
+
+static const char usage_lint[] =
+	"usage: tcsim lint --tc FILE [--strict] [tcsim run's device and model options] [CAPTURE...]\n"
+	"  prints what the policy does that its author probably did not mean, one line each:\n"
+	"  FILE:LINE: warning: WHAT; FIX   then a summary line\n"
+	"  --strict         exit 1 when there are warnings (for CI) [exit 0]\n"
+	"  --rate R, --overhead B, --mtu N, --txqueuelen N, --delay T, --dev NAME,\n"
+	"  --kernel current|3.13, --sfq-allot units|bytes, --sfq-hash tuple|random, --seed N:\n"
+	"                   as tcsim run (a --rate in bps is bytes per second: a warning)\n"
+	"  the replay options of tcsim run and CAPTUREs are accepted and ignored\n"
+	"exit: 0, 1 (--strict and warnings), 2 (bad input)\n";
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 0);
+	return errno || end == s || *end || *s == '-' ? -1 : 0;
+}
+
+int lint_main(int argc, char **argv)
+{
+	enum {
+		O_TC = 256, O_STRICT, O_RATE, O_OVERHEAD, O_MTU, O_TXQ, O_DELAY, O_DEV, O_SEED,
+		O_KERNEL, O_ALLOT, O_HASH, O_IGNORED_ARG, O_IGNORED, O_HELP,
+	};
+	static const struct option longopts[] = {
+		{"tc", required_argument, NULL, O_TC},
+		{"strict", no_argument, NULL, O_STRICT},
+		{"rate", required_argument, NULL, O_RATE},
+		{"overhead", required_argument, NULL, O_OVERHEAD},
+		{"mtu", required_argument, NULL, O_MTU},
+		{"txqueuelen", required_argument, NULL, O_TXQ},
+		{"delay", required_argument, NULL, O_DELAY},
+		{"dev", required_argument, NULL, O_DEV},
+		{"seed", required_argument, NULL, O_SEED},
+		{"kernel", required_argument, NULL, O_KERNEL},
+		{"sfq-allot", required_argument, NULL, O_ALLOT},
+		{"sfq-hash", required_argument, NULL, O_HASH},
+		/* tcsim run's replay options: accepted, not used */
+		{"speed", required_argument, NULL, O_IGNORED_ARG},
+		{"pps", required_argument, NULL, O_IGNORED_ARG},
+		{"mbps", required_argument, NULL, O_IGNORED_ARG},
+		{"loop", required_argument, NULL, O_IGNORED_ARG},
+		{"limit", required_argument, NULL, O_IGNORED_ARG},
+		{"duration", required_argument, NULL, O_IGNORED_ARG},
+		{"priority", required_argument, NULL, O_IGNORED_ARG},
+		{"vlan", required_argument, NULL, O_IGNORED_ARG},
+		{"json", required_argument, NULL, O_IGNORED_ARG},
+		{"topspeed", no_argument, NULL, O_IGNORED},
+		{"help", no_argument, NULL, O_HELP},
+		{NULL, 0, NULL, 0},
+	};
+	struct sim_config cfg;
+	struct sim s;
+	const char *tcfile = NULL, *rate = NULL, *devname = NULL;
+	char err[1024], msg[256];
+	char *shown = NULL;
+	size_t shown_len = 0;
+	FILE *devnull;
+	int c, li = 0, strict = 0, nwarn = 0, ret;
+
+	sim_config_default(&cfg);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", longopts, &li)) != -1) {
+		const char *a = optarg;
+		int bad = 0;
+
+		switch (c) {
+		case O_TC: tcfile = a; break;
+		case O_STRICT: strict = 1; break;
+		case O_RATE: rate = a; bad = tc_get_rate(&cfg.rate_bps, a); break;
+		case O_OVERHEAD: bad = tc_get_u32(&cfg.overhead, a, 0) || cfg.overhead > 65535; break;
+		case O_MTU: bad = tc_get_u32(&cfg.mtu, a, 0) || cfg.mtu < 68; break;
+		case O_TXQ: bad = tc_get_u32(&cfg.txqueuelen, a, 0); break;
+		case O_DELAY: bad = tc_get_time_ns(&cfg.delay_ns, a); break;
+		case O_DEV: devname = a; break;
+		case O_SEED: bad = parse_u64(a, &cfg.seed); break;
+		case O_KERNEL:
+			if (!strcmp(a, "current"))
+				cfg.kernel = BPF_KERNEL_CURRENT;
+			else if (!strcmp(a, "3.13"))
+				cfg.kernel = BPF_KERNEL_3_13;
+			else
+				bad = 1;
+			break;
+		case O_ALLOT:
+			if (!strcmp(a, "bytes") || !strcmp(a, "units"))
+				cfg.sfq_allot_bytes = !strcmp(a, "bytes");
+			else
+				bad = 1;
+			break;
+		case O_HASH:
+			if (!strcmp(a, "random") || !strcmp(a, "tuple"))
+				cfg.sfq_hash_random = !strcmp(a, "random");
+			else
+				bad = 1;
+			break;
+		case O_IGNORED_ARG:
+		case O_IGNORED: break;
+		case O_HELP: fputs(usage_lint, stdout); return 0;
+		default:
+			fprintf(stderr, "tcsim lint: unknown option or missing value '%s' (tcsim lint --help)\n",
+				argv[optind - 1]);
+			return 2;
+		}
+		if (bad) {
+			fprintf(stderr, "tcsim lint: --%s '%s': not a valid value (tcsim lint --help)\n",
+				longopts[li].name, a);
+			return 2;
+		}
+	}
+	if (!tcfile) {
+		fprintf(stderr, "tcsim lint: give --tc FILE (tcsim lint --help)\n");
+		return 2;
+	}
+	devnull = open_memstream(&shown, &shown_len); /* show commands print nothing */
+	if (!devnull || sim_init(&s, &cfg)) {
+		fprintf(stderr, "tcsim lint: out of memory\n");
+		if (devnull)
+			fclose(devnull);
+		free(shown);
+		return 2;
+	}
+	ret = tc_run_file(&s, tcfile, devnull, err, sizeof(err));
+	fclose(devnull);
+	free(shown);
+	if (ret) {
+		fprintf(stderr, "tcsim lint: %s\n", err);
+		sim_free(&s);
+		return 2;
+	}
+	if (devname && !sim_dev_find(&s, devname)) {
+		fprintf(stderr, "tcsim lint: --dev %s: %s configures no such device\n", devname, tcfile);
+		sim_free(&s);
+		return 2;
+	}
+	if (rate && lint_rate_word(rate, msg, sizeof(msg))) {
+		printf("--rate: warning: %s\n", msg);
+		nwarn++;
+	}
+	ret = lint_sim(&s, stdout, &nwarn);
+	sim_free(&s);
+	if (ret) {
+		fflush(stdout);
+		fprintf(stderr, "tcsim lint: out of memory\n");
+		return 2;
+	}
+	lint_summary(stdout, tcfile, nwarn);
+	return strict && nwarn ? 1 : 0;
+}

@@ -1,0 +1,88 @@
+#!/bin/sh
+# lint_cli.sh - `tcsim lint` end to end, exact output:
+#  1. each mistake lint knows, on a purpose-built configuration in
+#     tests/data/lint/NAME.tc, gives exactly tests/data/lint/NAME.out
+#     (warnings with the line of the tc command concerned, then the
+#     summary), exit 0; with --strict the same output and exit 1;
+#  2. the seed commit's policy (scenarios/ssh_http.tc) gives no warnings,
+#     and tcpdump's scenarios/filters/tcpdump_ssh.bpf is flagged as
+#     returning 262144;
+#  3. --rate in bps (bytes per second) is flagged, tcsim run's other
+#     options and captures are accepted;
+#  4. bad input: exit 2, one line on stderr, nothing on stdout.
+# LINT_CLI_UPDATE=1 rewrites the .out files instead: read every line.
+. tests/support/cli.sh
+D=tests/data/lint
+
+if ! $TCSIM lint --help >/dev/null 2>&1; then
+	echo "skip: $TCSIM has no lint command (sim/main.c: dispatch \"lint\" to lint_main)"
+	exit 77
+fi
+
+# expect_rc NAME RC CMD...: exactly exit code RC.
+expect_rc() {
+	name=$1 want=$2; shift 2
+	"$@" >/dev/null 2>&1; rc=$?
+	if [ $rc -ne "$want" ]; then bad "$name: exit $rc, wanted $want"; else ok; fi
+}
+
+# golden NAME [OPTION...]: lint of $D/NAME.tc equals $D/NAME.out.
+golden() {
+	g=$1; shift
+	if [ -n "$LINT_CLI_UPDATE" ]; then
+		$TCSIM lint --tc "$D/$g.tc" "$@" >"$D/$g.out"
+		echo "wrote $D/$g.out: read it"
+		return
+	fi
+	expect_file "$g" "$D/$g.out" $TCSIM lint --tc "$D/$g.tc" "$@"
+	$TCSIM lint --strict --tc "$D/$g.tc" "$@" >"$T_TMP/strict" 2>&1; rc=$?
+	if [ $rc -ne 1 ]; then bad "$g --strict: exit $rc, wanted 1"; else ok; fi
+	if cmp -s "$T_TMP/strict" "$D/$g.out"; then ok; else bad "$g --strict: other output"; fi
+}
+
+# --- 1. one configuration per check
+golden returns  # 1: tcpdump's 262144, a masked ret a, a computed ret a, another major
+golden shadow   # 2: a filter behind a catch-all, one that never matches
+golden flowid   # 3: flowid minor beyond the bands, another major, none, 1:0, sfq
+golden auto     # 5: filters without pref run newest first
+golden order    # 2 + 5: filter_order.lua's eth0, the catch-all added last
+golden kernel   # 6: #rand and no flowid, which Linux 3.13 refuses
+golden kernel313 --kernel 3.13 # 6: lsh #32, which current kernels refuse
+
+# --- 2. silence on the seed policy; tcpdump's filter flagged
+expect_out "ssh_http.tc: no warnings" "lint: scenarios/ssh_http.tc: no warnings" \
+	$TCSIM lint --tc scenarios/ssh_http.tc
+expect_rc "ssh_http.tc --strict" 0 $TCSIM lint --strict --tc scenarios/ssh_http.tc
+expect_out "tcpdump_ssh.bpf returns 262144" \
+	"tests/data/lint/returns.tc:4: warning: filter pref 1 returns 262144 = classid 4:0 on a match, which names no band of prio 1: (1:1..1:3), so prio falls back to priomap[0], band 1 (class 1:2), and its flowid 1:1 is never used; make the program return -1 to use the flowid, or a classid of 1:1..1:3 itself (tcpdump -s 65537 -ddd returns 65537 = 1:1)" \
+	sh -c "$TCSIM lint --tc $D/returns.tc | grep tcpdump"
+grep -q 'tcpdump_ssh.bpf flowid 1:1$' "$D/returns.tc" && ok || bad "returns.tc:4 no longer holds tcpdump_ssh.bpf"
+
+# --- 3. rates, and tcsim run's command line
+expect_out "--rate 1mbps" "--rate: warning: 1mbps is 8 Mbit/s (tc reads \"bps\" as bytes per second); write 1mbit if you meant bits
+lint: scenarios/ssh_http.tc: 1 warning" $TCSIM lint --tc scenarios/ssh_http.tc --rate 1mbps
+expect_rc "--rate 1mbps --strict" 1 $TCSIM lint --strict --tc scenarios/ssh_http.tc --rate 1mbps
+expect_out "--rate 128KBps" "--rate: warning: 128KBps is 1.024 Mbit/s (tc reads \"bps\" as bytes per second); write 128kbit if you meant bits
+lint: scenarios/ssh_http.tc: 1 warning" $TCSIM lint --tc scenarios/ssh_http.tc --rate 128KBps
+expect_out "run's options and captures" "lint: scenarios/ssh_http.tc: no warnings" \
+	$TCSIM lint --tc scenarios/ssh_http.tc --rate 256kbit --overhead 24 --mtu 1500 --txqueuelen 100 \
+	--delay 5ms --dev eth0 --speed 2 --loop 3 --topspeed --priority forward --vlan inline --seed 7 \
+	--kernel current --sfq-allot bytes --sfq-hash random --json - scenarios/captures/ssh_hydra.pcap
+expect_out "--kernel 3.13 on the seed policy" "lint: scenarios/ssh_http.tc: no warnings" \
+	$TCSIM lint --kernel 3.13 --tc scenarios/ssh_http.tc
+
+# --- 4. bad input
+expect_err "missing file" "^tcsim lint: $D/nonexistent.tc: cannot open" $TCSIM lint --tc $D/nonexistent.tc
+expect_rc "missing file: exit 2" 2 $TCSIM lint --tc $D/nonexistent.tc
+expect_err "tc refuses a line" "^tcsim lint: $D/bad.tc:2: RTNETLINK answers: Invalid argument" \
+	$TCSIM lint --tc $D/bad.tc
+expect_rc "tc refuses a line: exit 2" 2 $TCSIM lint --strict --tc $D/bad.tc
+expect_err "no --tc" "give --tc FILE" $TCSIM lint
+expect_rc "no --tc: exit 2" 2 $TCSIM lint
+expect_err "bad --rate" "^tcsim lint: --rate 'fast': not a valid value" $TCSIM lint --tc scenarios/ssh_http.tc --rate fast
+expect_err "bad --kernel" "^tcsim lint: --kernel '2.6'" $TCSIM lint --tc scenarios/ssh_http.tc --kernel 2.6
+expect_rc "bad --kernel: exit 2" 2 $TCSIM lint --tc scenarios/ssh_http.tc --kernel 2.6
+expect_err "unknown option" "^tcsim lint: unknown option" $TCSIM lint --tc scenarios/ssh_http.tc --frobnicate
+expect_err "--dev names no device" "^tcsim lint: --dev eth9: " $TCSIM lint --tc scenarios/ssh_http.tc --dev eth9
+
+finish

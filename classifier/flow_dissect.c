@@ -41,10 +41,16 @@ static int ports_offset(uint8_t ip_proto)
 
 int flow_dissect(const struct bpf_skb *skb, enum bpf_kernel kernel, struct flow_keys *k)
 {
-	const uint8_t *d = skb->data;
-	uint32_t end = skb->caplen < skb->len ? skb->caplen : skb->len;
-	uint32_t nh = skb->net_off;
-	uint16_t proto = skb->protocol;
+	return flow_dissect_frame(skb->data, skb->caplen, skb->len, skb->net_off, skb->protocol,
+				  kernel, k);
+}
+
+int flow_dissect_frame(const uint8_t *d, uint32_t caplen, uint32_t len, uint32_t net_off,
+		       uint16_t protocol, enum bpf_kernel kernel, struct flow_keys *k)
+{
+	uint32_t end = caplen < len ? caplen : len;
+	uint32_t nh = net_off;
+	uint16_t proto = protocol;
 	int current = kernel != BPF_KERNEL_3_13;
 	uint8_t ip_proto;
 	int poff;
@@ -159,17 +165,46 @@ again:
 	return 1;
 }
 
+/* memcmp(a, b, 16) as -1, 0 or 1, without the library call: the words
+ * hold the frame's bytes in memory order, so each compares as the
+ * big-endian number of its bytes. */
+static int addr_cmp(const uint32_t *a, const uint32_t *b)
+{
+	for (int i = 0; i < 4; i++) {
+		if (a[i] != b[i]) {
+			uint32_t x = a[i], y = b[i];
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			x = __builtin_bswap32(x);
+			y = __builtin_bswap32(y);
+#endif
+			return x < y ? -1 : 1;
+		}
+	}
+	return 0;
+}
+
 void flow_keys_symmetric(struct flow_keys *k)
 {
-	int c = memcmp(k->dst, k->src, sizeof(k->src));
+	int c = addr_cmp(k->dst, k->src);
 	uint16_t sport = (uint16_t)k->ports, dport = (uint16_t)(k->ports >> 16);
 
 	if (c < 0 || (c == 0 && dport < sport)) {
-		uint32_t t[4];
+		/* word by word: the words were just stored one by one, and wider
+		 * reads of them would wait for those stores to retire */
+		uint32_t s0 = k->src[0], s1 = k->src[1], s2 = k->src[2], s3 = k->src[3];
+		uint32_t d0 = k->dst[0], d1 = k->dst[1], d2 = k->dst[2], d3 = k->dst[3];
 
-		memcpy(t, k->src, sizeof(t));
-		memcpy(k->src, k->dst, sizeof(t));
-		memcpy(k->dst, t, sizeof(t));
+		/* (keeps a vectorising compiler from pairing them again) */
+		__asm__("" : "+r"(s0), "+r"(s1), "+r"(s2), "+r"(s3));
+		__asm__("" : "+r"(d0), "+r"(d1), "+r"(d2), "+r"(d3));
+		k->src[0] = d0;
+		k->src[1] = d1;
+		k->src[2] = d2;
+		k->src[3] = d3;
+		k->dst[0] = s0;
+		k->dst[1] = s1;
+		k->dst[2] = s2;
+		k->dst[3] = s3;
 		k->ports = (uint32_t)dport | (uint32_t)sport << 16;
 	}
 }

@@ -29,6 +29,10 @@ struct flow_keys {
  * (still no ports), full IPv6 addresses, n_proto. Not modelled for current
  * kernels: the IPv6 flow label, VLAN ids, GRE keys, MPLS, ICMP identifiers. */
 int flow_dissect(const struct bpf_skb *skb, enum bpf_kernel kernel, struct flow_keys *keys);
+/* The same over a frame given by its fields (skb->data, caplen, len,
+ * net_off, protocol), for callers that have no skb view to build. */
+int flow_dissect_frame(const uint8_t *data, uint32_t caplen, uint32_t len, uint32_t net_off,
+		       uint16_t protocol, enum bpf_kernel kernel, struct flow_keys *keys);
 
 /* __flow_hash_consistentify: puts the lower address (then port) first so
  * that both directions of a conversation give the same keys. */

@@ -144,16 +144,25 @@ static struct qdisc *prio_classify(struct qdisc *q, struct pkt *p)
 		struct bpf_skb skb;
 		int r = -1;
 
+		uint32_t classid = 0, pref = 0, handle = 0;
+
 		if (q->chain.head) {
 			qdisc_pkt_skb(q, p, &skb);
 			r = tcf_classify(&q->chain, &skb, qdisc_pkt_protocol(p), &res);
+			/* one 32-bit read per field: the classifier has just stored
+			 * them one by one, and a merged 64-bit read of two would
+			 * wait for those stores to retire */
+			classid = res.classid;
+			pref = res.pref;
+			handle = res.handle;
+			__asm__("" : "+r"(classid), "+r"(pref), "+r"(handle));
 		}
 		if (!q->parent_q) {
 			p->verdict = r >= 0 ? VERDICT_FILTER
 				     : q->chain.head ? VERDICT_UNCLASSIFIED : VERDICT_NONE;
-			p->classid = r >= 0 ? res.classid : 0;
-			p->filter_pref = r >= 0 ? res.pref : 0;
-			p->filter_handle = r >= 0 ? res.handle : 0;
+			p->classid = r >= 0 ? classid : 0;
+			p->filter_pref = r >= 0 ? pref : 0;
+			p->filter_handle = r >= 0 ? handle : 0;
 			q->env->classified(q->env->arg, p);
 		}
 		if (r < 0) {
@@ -161,7 +170,7 @@ static struct qdisc *prio_classify(struct qdisc *q, struct pkt *p)
 
 			return pd->queues[pd->prio2band[prio & 15]];
 		}
-		band = TC_H_MIN(res.classid) - 1;
+		band = TC_H_MIN(classid) - 1;
 	}
 	if (band >= (uint32_t)pd->bands)
 		return pd->queues[pd->prio2band[0]];

@@ -57,9 +57,11 @@ struct sfq_slot {
 	uint32_t backlog;
 };
 
-/* Key words a bucket is bound to in tuple mode. */
+/* Key words a bucket is bound to in tuple mode: the ten 32-bit words of
+ * the kernel's tuple (src[4], dst[4], ports, ip_proto | n_proto << 8),
+ * paired into 64-bit words (word 2i low, 2i + 1 high). */
 struct sfq_key {
-	uint32_t w[10];
+	uint64_t w[5];
 };
 
 struct sfq_binding {
@@ -93,6 +95,7 @@ struct sfq_sched_data {
 	struct sfq_binding *bind;
 	int32_t *index;
 	uint32_t cursor;
+	uint32_t last; /* the bucket found last: packets come in bursts of a flow */
 };
 
 /* ---- option words (iproute2 tc/q_sfq.c) ---- */
@@ -385,21 +388,35 @@ static uint32_t jhash_words(const uint32_t *k, uint32_t n, uint32_t initval)
 
 /* The key tuple of the kernel version: 3.13's (src, dst, ports, protocol)
  * or current's symmetric tuple with EtherType and full IPv6 addresses. */
-static void sfq_flow_key(const struct qdisc *q, const struct pkt *p, struct sfq_key *key,
-			 struct flow_keys *fk)
+static void sfq_flow_key(const struct qdisc *q, const struct pkt *p, struct flow_keys *fk)
 {
 	const struct sfq_sched_data *sd = q->priv;
-	struct bpf_skb skb;
 
-	qdisc_pkt_skb(q, p, &skb);
-	flow_dissect(&skb, q->env->kernel, fk);
+	/* the frame as qdisc_pkt_skb shows it: network header after the
+	 * 14-byte MAC header, skb->protocol the packet's */
+	flow_dissect_frame(p->data, p->caplen, p->len, 14, p->protocol, q->env->kernel, fk);
 	if (sd->current)
 		flow_keys_symmetric(fk);
-	memset(key, 0, sizeof(*key));
-	memcpy(&key->w[0], fk->src, sizeof(fk->src));
-	memcpy(&key->w[4], fk->dst, sizeof(fk->dst));
-	key->w[8] = fk->ports;
-	key->w[9] = fk->ip_proto | (uint32_t)fk->n_proto << 8;
+}
+
+/* Word i of the tuple: src[4], dst[4], ports, ip_proto | n_proto << 8. */
+static uint32_t sfq_key_word(const struct flow_keys *fk, int i)
+{
+	uint32_t v = i < 4 ? fk->src[i] : i < 8 ? fk->dst[i - 4] : i == 8 ? fk->ports
+				      : fk->ip_proto | (uint32_t)fk->n_proto << 8;
+
+	/* one 32-bit read each: the dissector has just stored these words one
+	 * by one, and the wider reads a vectorising compiler would make of
+	 * neighbours wait for those stores to retire */
+	__asm__("" : "+r"(v));
+	return v;
+}
+
+static void sfq_key_pack(struct sfq_key *key, const struct flow_keys *fk)
+{
+	for (int i = 0; i < 5; i++)
+		key->w[i] = (uint64_t)sfq_key_word(fk, 2 * i) |
+			    (uint64_t)sfq_key_word(fk, 2 * i + 1) << 32;
 }
 
 static void sfq_map_reset(struct sfq_sched_data *sd)
@@ -417,11 +434,23 @@ static void sfq_map_reset(struct sfq_sched_data *sd)
  * kernel would see), so a cheap multiply-xor mix is enough. */
 static uint32_t sfq_key_index(const struct sfq_sched_data *sd, const struct sfq_key *key)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ull;
+	const uint64_t *w = key->w;
+	uint64_t a, b;
 
-	for (int i = 0; i < 10; i++)
-		h = (h ^ key->w[i]) * 0xff51afd7ed558ccdull;
-	return (uint32_t)(h >> 32) & (sd->divisor - 1);
+	/* two independent lanes, then one more round to mix them */
+	a = (0x9e3779b97f4a7c15ull ^ w[0]) * 0xff51afd7ed558ccdull;
+	b = (0xc2b2ae3d27d4eb4full ^ w[1]) * 0xc4ceb9fe1a85ec53ull;
+	a = (a ^ w[2]) * 0xff51afd7ed558ccdull;
+	b = (b ^ w[3]) * 0xc4ceb9fe1a85ec53ull;
+	a = (a ^ w[4] ^ (b >> 29) ^ b) * 0xff51afd7ed558ccdull;
+	return (uint32_t)(a >> 32) & (sd->divisor - 1);
+}
+
+static int sfq_key_equal(const struct sfq_key *x, const struct sfq_key *y)
+{
+	const uint64_t *a = x->w, *b = y->w;
+
+	return !((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]) | (a[4] ^ b[4]));
 }
 
 static void sfq_unbind(struct sfq_sched_data *sd, uint32_t b)
@@ -440,12 +469,18 @@ static void sfq_unbind(struct sfq_sched_data *sd, uint32_t b)
  * no room (with flows <= divisor, no free slot either). */
 static int32_t sfq_tuple_bucket(struct sfq_sched_data *sd, const struct sfq_key *key)
 {
-	uint32_t h = sfq_key_index(sd, key), mask = sd->divisor - 1, b;
+	uint32_t h, mask = sd->divisor - 1, b;
 	int32_t i;
 
+	/* a key is bound to one bucket at most: if the last one holds it, that is it */
+	if (sd->bind[sd->last].bound && sfq_key_equal(&sd->bind[sd->last].key, key))
+		return (int32_t)sd->last;
+	h = sfq_key_index(sd, key);
 	for (i = sd->index[h]; i >= 0; i = sd->bind[i].chain)
-		if (!memcmp(&sd->bind[i].key, key, sizeof(*key)))
+		if (sfq_key_equal(&sd->bind[i].key, key)) {
+			sd->last = (uint32_t)i;
 			return i;
+		}
 	for (i = 0; i < (int32_t)sd->divisor; i++) {
 		b = (sd->cursor + (uint32_t)i) & mask;
 		if (!sd->bind[b].bound && sd->ht[b] == SFQ_EMPTY_SLOT)
@@ -465,6 +500,7 @@ take:
 	sd->bind[b].chain = sd->index[h];
 	sd->index[h] = (int32_t)b;
 	sd->cursor = (b + 1) & mask;
+	sd->last = b;
 	return (int32_t)b;
 }
 
@@ -475,17 +511,22 @@ static int32_t sfq_hash(struct qdisc *q, const struct pkt *p)
 	struct sfq_sched_data *sd = q->priv;
 	struct flow_keys fk;
 	struct sfq_key key;
+	uint32_t w[10];
 
-	sfq_flow_key(q, p, &key, &fk);
-	if (sd->hash_mode == SFQ_HASH_TUPLE)
+	sfq_flow_key(q, p, &fk);
+	if (sd->hash_mode == SFQ_HASH_TUPLE) {
+		sfq_key_pack(&key, &fk);
 		return sfq_tuple_bucket(sd, &key);
+	}
 	if (!sd->current)
 		return (int32_t)(jhash_3words(fk.dst[0], fk.src[0] ^ fk.ip_proto, fk.ports,
 					      sd->perturbation) &
 				 (sd->divisor - 1));
 	/* current kernels: siphash of the keys with a random key; any good
 	 * keyed hash collides alike */
-	return (int32_t)(jhash_words(key.w, 10, sd->perturbation) & (sd->divisor - 1));
+	for (int i = 0; i < 10; i++)
+		w[i] = sfq_key_word(&fk, i);
+	return (int32_t)(jhash_words(w, 10, sd->perturbation) & (sd->divisor - 1));
 }
 
 static uint32_t sfq_random32(const struct qdisc *q)

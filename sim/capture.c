@@ -2,18 +2,46 @@
  * frames an egress Ethernet device carries. Non-Ethernet link layers get a
  * synthetic header: destination 02:00:00:00:00:02, source 02:00:00:00:00:01
  * (SLL's own source address when it has six bytes), and the EtherType of
- * the network protocol. */
+ * the network protocol.
+ *
+ * libpcap opens every capture and so checks its file header (magic,
+ * version, snaplen, link type) with its own messages. The records of a
+ * plain classic pcap file (a regular file in this machine's byte order,
+ * version 2.4, micro- or nanosecond stamps) are then read through a sliding
+ * 1 MiB buffer filled by pread, instead of through
+ * pcap_next_ex's stdio reads and copies, for as long as each record is
+ * whole and its caplen within the snaplen and libpcap's 262144-byte
+ * maximum. The first record that is not (a cut header or body, an
+ * oversized caplen, a failed read) is handed back to libpcap from its
+ * own offset, so it fails or is trimmed with libpcap's rules and message;
+ * libpcap reads the rest. pcapng, byte-swapped and older files, pipes and
+ * other non-regular files are read by libpcap throughout. */
 #include <errno.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "capture.h"
 
 #define ETH_HLEN 14
 #define FRAME_MAX (262144 + ETH_HLEN)
 #define CAP_IOBUF (1 << 20)
+
+/* The direct reader (classic pcap, host byte order). */
+#define PCAP_MAGIC_US 0xa1b2c3d4u
+#define PCAP_MAGIC_NS 0xa1b23c4du
+#define PCAP_FILE_HDR 24
+#define PCAP_REC_HDR 16
+#define PCAP_MAX_SNAP 262144u /* libpcap's max_snaplen_for_dlt, for our link types */
+#define DIRECT_MAP (1 << 20)  /* the read window; any whole record fits */
+#define DIRECT_AHEAD 4096     /* prefetch distance */
+#ifndef MAP_POPULATE
+#define MAP_POPULATE 0
+#endif
 
 struct capture {
 	pcap_t *p;
@@ -23,10 +51,41 @@ struct capture {
 	char *buf;    /* fp's stdio buffer */
 	uint64_t count;
 	uint8_t *frame;
+	/* direct reading: the file's bytes [roff, roff + rend) are mapped at
+	 * rbuf (NULL before the first record); the next record is at rpos */
+	int direct;
+	int fd;
+	int nsec;	  /* stamps in ns (else us, scaled up as libpcap does) */
+	uint32_t snaplen; /* pcap_snapshot */
+	int map_failed;	  /* libpcap takes over at the record that needed it */
+	uint8_t *rbuf;
+	size_t rpos, rend;
+	off_t roff;
 };
 
 static const uint8_t dst_mac[6] = {0x02, 0, 0, 0, 0, 0x02};
 static const uint8_t src_mac[6] = {0x02, 0, 0, 0, 0, 0x01};
+
+/* A regular file whose first bytes are a classic pcap header in host
+ * order; libpcap still has the last word on the header. */
+static int direct_candidate(struct capture *c)
+{
+	uint8_t hdr[PCAP_FILE_HDR];
+	uint32_t magic;
+	uint16_t major, minor;
+	struct stat st;
+
+	if (c->fd < 0 || fstat(c->fd, &st) || !S_ISREG(st.st_mode) ||
+	    pread(c->fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr))
+		return 0;
+	memcpy(&magic, hdr, 4);
+	memcpy(&major, hdr + 4, 2);
+	memcpy(&minor, hdr + 6, 2);
+	if (magic != PCAP_MAGIC_US && magic != PCAP_MAGIC_NS)
+		return 0;
+	c->nsec = magic == PCAP_MAGIC_NS;
+	return major == 2 && minor == 4;
+}
 
 int cap_open(struct capture **out, const char *path, char *err, size_t errlen)
 {
@@ -47,9 +106,13 @@ int cap_open(struct capture **out, const char *path, char *err, size_t errlen)
 		free(c);
 		return -e;
 	}
-	c->buf = malloc(CAP_IOBUF);
-	if (c->buf)
-		setvbuf(c->fp, c->buf, _IOFBF, CAP_IOBUF);
+	c->fd = fileno(c->fp);
+	c->direct = direct_candidate(c);
+	if (!c->direct) { /* else libpcap reads only the file header through fp */
+		c->buf = malloc(CAP_IOBUF);
+		if (c->buf)
+			setvbuf(c->fp, c->buf, _IOFBF, CAP_IOBUF);
+	}
 	c->p = pcap_fopen_offline_with_tstamp_precision(c->fp, PCAP_TSTAMP_PRECISION_NANO, perr);
 	if (!c->p) {
 		fclose(c->fp);
@@ -77,6 +140,14 @@ int cap_open(struct capture **out, const char *path, char *err, size_t errlen)
 		free(c->buf);
 		free(c);
 		return -EINVAL;
+	}
+	if (c->direct && (pcap_is_swapped(c->p) || pcap_major_version(c->p) != 2 ||
+			  pcap_minor_version(c->p) != 4 || pcap_snapshot(c->p) <= 0 ||
+			  ftello(c->fp) != PCAP_FILE_HDR))
+		c->direct = 0;
+	if (c->direct) {
+		c->snaplen = (uint32_t)pcap_snapshot(c->p);
+		c->roff = PCAP_FILE_HDR;
 	}
 	c->path = strdup(path);
 	c->frame = malloc(FRAME_MAX);
@@ -195,11 +266,96 @@ static void convert(struct capture *c, const uint8_t *d, uint32_t cap, uint32_t 
 	pkt->len = len;
 }
 
+/* At least `need` bytes buffered at rbuf + rpos, unless the file ends (or
+ * a read fails) first; returns how many there are. The window slides: what
+ * is left moves to the front and pread fills the rest, so a capture cut
+ * short by another process mid-run reads as a truncated file, never as a
+ * fault (a mapping would end the reader with SIGBUS). */
+static size_t direct_fill(struct capture *c, size_t need)
+{
+	size_t have = c->rend - c->rpos;
+
+	if (have >= need || c->map_failed)
+		return have;
+	if (!c->rbuf && !(c->rbuf = malloc(DIRECT_MAP))) {
+		c->map_failed = 1;
+		return have;
+	}
+	memmove(c->rbuf, c->rbuf + c->rpos, have);
+	c->roff += (off_t)c->rpos;
+	c->rpos = 0;
+	c->rend = have;
+	while (c->rend < DIRECT_MAP) {
+		ssize_t r = pread(c->fd, c->rbuf + c->rend, DIRECT_MAP - c->rend, c->roff + (off_t)c->rend);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			c->map_failed = 1; /* libpcap re-reads this record and reports */
+			break;
+		}
+		if (r == 0)
+			break;
+		c->rend += (size_t)r;
+	}
+	return c->rend - c->rpos;
+}
+
+/* The next record in place: 1, 0 at a clean end of file, or -1 when
+ * libpcap must read this record (and the rest of the file). */
+static int direct_next(struct capture *c, struct cap_pkt *pkt)
+{
+	uint32_t w[4], caplen, len;
+	const uint8_t *r;
+	size_t have = direct_fill(c, PCAP_REC_HDR);
+
+	if (have < PCAP_REC_HDR)
+		return have == 0 && !c->map_failed ? 0 : -1;
+	memcpy(w, c->rbuf + c->rpos, sizeof(w));
+	caplen = w[2];
+	if (caplen > c->snaplen || caplen > PCAP_MAX_SNAP)
+		return -1;
+	if (have < PCAP_REC_HDR + caplen &&
+	    direct_fill(c, PCAP_REC_HDR + caplen) < PCAP_REC_HDR + caplen)
+		return -1;
+	r = c->rbuf + c->rpos;
+	c->rpos += PCAP_REC_HDR + caplen;
+	/* ask for what comes a few KiB ahead (the hardware prefetcher stops
+	 * at page boundaries) */
+	for (size_t o = c->rpos - PCAP_REC_HDR - caplen; o < c->rpos + 64; o += 64)
+		if (o + DIRECT_AHEAD < c->rend)
+			__builtin_prefetch(c->rbuf + o + DIRECT_AHEAD);
+	c->count++;
+	len = w[3];
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->index = c->count;
+	/* struct pcap_pkthdr from the file's signed 32-bit words, as libpcap */
+	pkt->ts_ns = (uint64_t)(int64_t)(int32_t)w[0] * 1000000000ull +
+		     (c->nsec ? (uint64_t)(int64_t)(int32_t)w[1]
+			      : (uint64_t)((int64_t)(int32_t)w[1] * 1000));
+	convert(c, r + PCAP_REC_HDR, caplen, len < caplen ? caplen : len, pkt);
+	return 1;
+}
+
 int cap_next(struct capture *c, struct cap_pkt *pkt, char *err, size_t errlen)
 {
 	struct pcap_pkthdr *h;
 	const u_char *d;
-	int r = pcap_next_ex(c->p, &h, &d);
+	int r;
+
+	if (c->direct) {
+		r = direct_next(c, pkt);
+		if (r >= 0)
+			return r;
+		/* libpcap goes on from this record's first byte */
+		c->direct = 0;
+		if (fseeko(c->fp, c->roff + (off_t)c->rpos, SEEK_SET)) {
+			snprintf(err, errlen, "%s: packet %llu: %s", c->path,
+				 (unsigned long long)c->count + 1, strerror(errno));
+			return -EIO;
+		}
+	}
+	r = pcap_next_ex(c->p, &h, &d);
 
 	if (r == PCAP_ERROR_BREAK)
 		return 0;
@@ -223,6 +379,7 @@ void cap_close(struct capture *c)
 	if (c->p)
 		pcap_close(c->p);
 	free(c->buf); /* after pcap_close, which closed fp */
+	free(c->rbuf);
 	free(c->path);
 	free(c->frame);
 	free(c);

@@ -58,7 +58,9 @@ struct pkt {
 	enum pkt_drop drop;
 };
 
-/* A FIFO of packets linked through next/prev. */
+/* A FIFO of packets linked through next/prev. The head's prev is left
+ * stale when the packet before it leaves (clearing it would touch a record
+ * that is otherwise cold until its own turn); nothing reads it. */
 struct pkt_queue {
 	struct pkt *head, *tail;
 	uint32_t len;
@@ -83,9 +85,7 @@ static inline struct pkt *pktq_pop_head(struct pkt_queue *q)
 	if (!p)
 		return NULL;
 	q->head = p->next;
-	if (q->head)
-		q->head->prev = NULL;
-	else
+	if (!q->head)
 		q->tail = NULL;
 	q->len--;
 	p->next = p->prev = NULL;
@@ -98,11 +98,12 @@ static inline struct pkt *pktq_pop_tail(struct pkt_queue *q)
 
 	if (!p)
 		return NULL;
-	q->tail = p->prev;
-	if (q->tail)
+	if (p == q->head) {
+		q->head = q->tail = NULL;
+	} else {
+		q->tail = p->prev;
 		q->tail->next = NULL;
-	else
-		q->head = NULL;
+	}
 	q->len--;
 	p->next = p->prev = NULL;
 	return p;

@@ -14,7 +14,9 @@
 
 #include "sim.h"
 
-/* Arrivals are not in the heap (see schedule_arrival) but share its order. */
+/* Only timers live in the heap: a device's transmission end and a
+ * source's next arrival are kept by the device and the source (there is at
+ * most one of each), but all share the heap's order. */
 enum ev_kind { EV_TX_DONE = 0, EV_TIMER = 1, EV_ARRIVAL = 2 };
 
 struct event {
@@ -330,14 +332,28 @@ int sim_add_source(struct sim *s, struct source *src, struct dev *d, int vlan_in
 
 /* An offloaded VLAN tag is not in qdisc_pkt_len, but the NIC puts its four
  * bytes back on the wire. */
-static uint64_t tx_time(const struct dev *d, const struct pkt *p)
+static uint64_t tx_time(struct dev *d, const struct pkt *p)
 {
 	uint32_t wire = p->len + d->overhead + (p->vlan_present ? 4u : 0u);
 	uint64_t bits = (uint64_t)wire * 8u * 1000000000u; /* fits: frames are < 2^18 bytes */
+	uint64_t rate = d->rate_bps, q, r;
 
-	if (!d->rate_bps)
+	if (!rate)
 		return 0;
-	return bits / d->rate_bps + (bits % d->rate_bps != 0); /* rounded up */
+	/* bits / rate without a division: with m = floor((2^64 - 1) / rate),
+	 * floor(bits * m / 2^64) is the quotient or one less (two less at
+	 * most for any 64-bit bits); the loop makes it exact */
+	if (d->tx_rate != rate) {
+		d->tx_rate = rate;
+		d->tx_rate_inv = UINT64_MAX / rate;
+	}
+	q = (uint64_t)(((unsigned __int128)bits * d->tx_rate_inv) >> 64);
+	r = bits - q * rate;
+	while (r >= rate) {
+		q++;
+		r -= rate;
+	}
+	return q + (r != 0); /* rounded up */
 }
 
 /* Work-conserving: an idle device takes the next packet at once. */
@@ -352,8 +368,26 @@ static void dev_kick(struct dev *d)
 		return;
 	p->t_dequeue = d->sim->now;
 	d->on_wire = p;
-	if (ev_push(d->sim, d->sim->now + tx_time(d, p), EV_TX_DONE, d, d))
-		sim_fail(d->sim, -ENOMEM, "out of memory");
+	/* the EV_TX_DONE event, kept by the device (see next_tx_done) */
+	d->tx_done_t = d->sim->now + tx_time(d, p);
+	d->tx_done_seq = d->sim->next_seq++;
+	d->sim->work_events++;
+}
+
+/* The device whose transmission ends first, or NULL. */
+static struct dev *next_tx_done(struct sim *s)
+{
+	struct dev *best = NULL;
+
+	for (int i = 0; i < s->ndevs; i++) {
+		struct dev *d = s->devs[i];
+
+		if (d->on_wire &&
+		    (!best || d->tx_done_t < best->tx_done_t ||
+		     (d->tx_done_t == best->tx_done_t && d->tx_done_seq < best->tx_done_seq)))
+			best = d;
+	}
+	return best;
 }
 
 static void dev_tx_done(struct dev *d)
@@ -448,13 +482,23 @@ int sim_run_until(struct sim *s, uint64_t until)
 {
 	for (;;) {
 		struct sim_source *ss = next_arrival(s);
-		struct event e;
+		struct dev *tx = next_tx_done(s);
+		struct event e, next;
+		int from_heap = 0;
 
 		if (s->failed)
 			break;
-		if (ss && (!s->events->n ||
+		/* the first of: a transmission's end, the heap's first timer, an arrival */
+		if (tx)
+			next = (struct event){
+			    .t = tx->tx_done_t, .seq = tx->tx_done_seq, .kind = EV_TX_DONE};
+		if (s->events->n && (!tx || ev_before(&s->events->v[0], &next))) {
+			next = s->events->v[0];
+			from_heap = 1;
+		}
+		if (ss && ((!tx && !from_heap) ||
 			   ev_before(&(struct event){.t = ss->next.t_ns, .seq = ss->seq, .kind = EV_ARRIVAL},
-				     &s->events->v[0]))) {
+				     &next))) {
 			if (ss->next.t_ns > until)
 				break;
 			ss->pending = 0;
@@ -463,9 +507,15 @@ int sim_run_until(struct sim *s, uint64_t until)
 			arrival(s, ss);
 			continue;
 		}
-		if (!s->events->n || s->events->v[0].t > until)
+		if ((!tx && !from_heap) || next.t > until)
 			break;
 
+		if (!from_heap) {
+			s->work_events--;
+			s->now = next.t;
+			dev_tx_done(tx);
+			continue;
+		}
 		/* Only timers left (sfq perturbation re-arms for ever): with no
 		 * packet left to arrive or to send, an open-ended run is over. */
 		if (until == UINT64_MAX && !s->work_events && sim_idle(s))
@@ -476,9 +526,6 @@ int sim_run_until(struct sim *s, uint64_t until)
 
 		s->now = e.t;
 		switch (e.kind) {
-		case EV_TX_DONE:
-			dev_tx_done(e.obj);
-			break;
 		case EV_TIMER: {
 			struct qdisc *q = e.obj;
 
@@ -487,6 +534,7 @@ int sim_run_until(struct sim *s, uint64_t until)
 			dev_kick(e.dev);
 			break;
 		}
+		case EV_TX_DONE: /* kept by the devices, never in the heap */
 		case EV_ARRIVAL: /* kept by the sources, never in the heap */
 			break;
 		}

@@ -32,6 +32,10 @@ struct dev {
 	struct qdisc_env env;
 	struct sim *sim;
 	struct pkt *on_wire; /* the packet being serialised, or NULL */
+	/* its transmission's end, an event kept by the device itself (like a
+	 * source's next arrival) rather than in the heap */
+	uint64_t tx_done_t, tx_done_seq;
+	uint64_t tx_rate, tx_rate_inv; /* floor((2^64 - 1) / tx_rate), for tx_time */
 	struct dev_stats st; /* per-device results (stats.h) */
 	int classified;   /* the root reported a verdict for the packet in hand */
 	int tearing_down; /* packets freed now are not drops */

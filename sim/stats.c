@@ -36,7 +36,13 @@ int hist_add(struct hist *h, uint64_t v)
 		h->max = v;
 	}
 	h->n++;
-	h->sum += v;
+	if (h->wide) {
+		h->sum_wide += v;
+	} else if (__builtin_add_overflow(h->sum_u64, v, &h->sum_u64)) {
+		/* the sum passes 2^64: from here on it rounds as a long double */
+		h->sum_wide = (long double)(h->sum_u64 - v) + v;
+		h->wide = 1;
+	}
 	if (v < h->min)
 		h->min = v;
 	if (v > h->max)
@@ -68,7 +74,9 @@ uint64_t hist_quantile(const struct hist *h, double q)
 
 double hist_mean(const struct hist *h)
 {
-	return h->n ? (double)(h->sum / h->n) : 0;
+	long double sum = h->wide ? h->sum_wide : (long double)h->sum_u64;
+
+	return h->n ? (double)(sum / h->n) : 0;
 }
 
 void hist_free(struct hist *h)
@@ -80,10 +88,15 @@ void hist_free(struct hist *h)
 struct class_stats *stats_class(struct dev_stats *st, uint32_t classid)
 {
 	struct class_stats *c;
+	int h = st->class_hint;
 
+	if (h < st->nclasses && st->classes[h].classid == classid)
+		return &st->classes[h];
 	for (int i = 0; i < st->nclasses; i++)
-		if (st->classes[i].classid == classid)
+		if (st->classes[i].classid == classid) {
+			st->class_hint = i;
 			return &st->classes[i];
+		}
 	c = realloc(st->classes, (size_t)(st->nclasses + 1) * sizeof(*c));
 	if (!c)
 		return NULL;
@@ -140,8 +153,9 @@ int stats_classified(struct dev_stats *st, const struct pkt *p)
 
 	for (int i = 0; i < st->nverdicts; i++) {
 		v = &st->verdicts[i];
-		if (v->kind == p->verdict && v->classid == p->classid && v->pref == p->filter_pref &&
-		    v->handle == p->filter_handle) {
+		/* one test per entry rather than four */
+		if (!(((uint32_t)v->kind ^ (uint32_t)p->verdict) | (v->classid ^ p->classid) |
+		      (v->pref ^ p->filter_pref) | (v->handle ^ p->filter_handle))) {
 			v->packets++;
 			return 0;
 		}

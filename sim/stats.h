@@ -17,7 +17,12 @@
 struct hist {
 	uint64_t n;
 	uint64_t min, max;
-	long double sum;
+	/* The sum of the samples (read it through hist_mean): an exact integer
+	 * while it fits in 64 bits, then a long double (exact to 2^64 too, so
+	 * the switch changes no result). */
+	uint64_t sum_u64;
+	long double sum_wide;
+	int wide;
 	uint32_t *b; /* allocated on the first sample */
 };
 int hist_add(struct hist *h, uint64_t v);
@@ -52,6 +57,7 @@ struct dev_stats {
 	int nclasses;
 	struct verdict_count *verdicts;
 	int nverdicts;
+	int class_hint; /* index of the class last looked up (a guess) */
 	uint64_t first_arrival, last_departure;
 };
 

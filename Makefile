@@ -9,7 +9,7 @@
 
 PKGS      := libpcap libnl-3.0 libnl-route-3.0 lua5.4
 DEB_LIBS  := libpcap-dev libnl-3-dev libnl-route-3-dev liblua5.4-dev libcunit1-dev pkg-config
-DEB_TOOLS := netsniff-ng tcpdump tcpreplay iproute2
+DEB_TOOLS := netsniff-ng tcpdump tcpreplay iproute2 gnuplot-nox
 DEB_BINS  := bpfc tcpdump tcpreplay tc pkg-config
 
 BUILD   ?= build

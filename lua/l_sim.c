@@ -10,6 +10,7 @@
 
 #include "cls.h"
 #include "lua_tcsim.h"
+#include "output.h"
 #include "qdisc.h"
 #include "report.h"
 #include "source.h"
@@ -220,6 +221,8 @@ static int l_sim_new(lua_State *L)
 
 static void lsim_release(struct lsim *ls)
 {
+	outputs_abort(ls->outs); /* before the simulation goes */
+	ls->outs = NULL;
 	if (ls->s) {
 		sim_free(ls->s);
 		free(ls->s);
@@ -460,12 +463,20 @@ static int l_sim_traffic(lua_State *L)
 	return 1;
 }
 
+/* UINT64_MAX: to the end. Through the outputs when there are some. */
+static int run_until(struct lsim *ls, uint64_t t)
+{
+	if (ls->outs)
+		return outputs_run_until(ls->outs, t);
+	return t == UINT64_MAX ? sim_run(ls->s) : sim_run_until(ls->s, t);
+}
+
 static void check_run(lua_State *L, struct lsim *ls, int r)
 {
 	char err[1024];
 
 	if (r)
-		luaL_error(L, "simulation %s: %s", ls->name, ls->s->err);
+		luaL_error(L, "simulation %s: %s", ls->name, ls->outs ? outputs_error(ls->outs) : ls->s->err);
 	if (sim_check_accounting(ls->s, err, sizeof(err))) {
 		ls->sc->accounting_failed = 1;
 		luaL_error(L, "simulation %s: %s", ls->name, err);
@@ -487,9 +498,9 @@ static int l_sim_run(lua_State *L)
 		if (!opt_field(L, 2, "duration"))
 			return luaL_error(L, "sim:run: give {duration = T}, or nothing to run to the end");
 		dur = opt_time_ns(L, -1, "duration");
-		check_run(L, ls, sim_run_until(ls->s, ls->s->now + dur));
+		check_run(L, ls, run_until(ls, ls->s->now + dur));
 	} else {
-		check_run(L, ls, sim_run(ls->s));
+		check_run(L, ls, run_until(ls, UINT64_MAX));
 	}
 	lua_pushinteger(L, (lua_Integer)ls->s->now);
 	return 1;
@@ -503,7 +514,7 @@ static int l_sim_run_until(lua_State *L)
 	if (t < ls->s->now)
 		return luaL_error(L, "sim:run_until: %f s is in the past (now %f s)", (double)t / 1e9,
 				  (double)ls->s->now / 1e9);
-	check_run(L, ls, sim_run_until(ls->s, t));
+	check_run(L, ls, run_until(ls, t));
 	lua_pushinteger(L, (lua_Integer)ls->s->now);
 	return 1;
 }
@@ -581,6 +592,17 @@ static int l_sim_report(lua_State *L)
 
 static int l_sim_close(lua_State *L)
 {
+	struct lsim *ls = check_sim(L, 1);
+	char err[1024];
+
+	/* closing ends the simulation well: its outputs are written */
+	if (ls->outs) {
+		int r = outputs_finish(ls->outs, err, sizeof(err));
+
+		ls->outs = NULL;
+		if (r)
+			return luaL_error(L, "sim:close: %s", err);
+	}
 	return l_sim_gc(L);
 }
 
@@ -674,7 +696,63 @@ static int l_dev_set(lua_State *L)
 	return 1;
 }
 
+/* sim:outputs{pcap = DIR, plot = DIR, interval = T}: files written when
+ * the scenario ends well (nothing is left behind when it fails). */
+static const char *const outputs_keys[] = {"pcap", "plot", "interval", NULL};
+
+static int l_sim_outputs(lua_State *L)
+{
+	struct lsim *ls = check_sim(L, 1);
+	struct output_opts oo = {0};
+	char err[1024];
+
+	luaL_checktype(L, 2, LUA_TTABLE);
+	opt_check_keys(L, 2, "sim:outputs", outputs_keys);
+	if (ls->outs)
+		return luaL_error(L, "sim:outputs: this simulation already has outputs");
+	if (opt_field(L, 2, "pcap"))
+		oo.pcap_dir = luaL_checkstring(L, -1);
+	if (opt_field(L, 2, "plot"))
+		oo.plot_dir = luaL_checkstring(L, -1);
+	if (opt_field(L, 2, "interval")) {
+		oo.interval_ns = opt_time_ns(L, -1, "interval");
+		if (!oo.interval_ns)
+			return luaL_error(L, "sim:outputs: interval must be above 0");
+	}
+	if (!oo.pcap_dir && !oo.plot_dir)
+		return luaL_error(L, "sim:outputs: give pcap = DIR and/or plot = DIR");
+	if (outputs_open(&ls->outs, ls->s, &oo, err, sizeof(err)))
+		return luaL_error(L, "sim:outputs: %s", err);
+	lua_settop(L, 1);
+	return 1;
+}
+
+int lsim_finish_outputs(lua_State *L, struct scenario *sc)
+{
+	int rc = 0;
+
+	lua_rawgeti(L, LUA_REGISTRYINDEX, sc->sims_ref);
+	for (int i = 1; i <= sc->nsims; i++) {
+		struct lsim *ls;
+		char err[1024];
+
+		lua_rawgeti(L, -1, i);
+		ls = luaL_testudata(L, -1, LSIM_MT);
+		lua_pop(L, 1);
+		if (!ls || !ls->outs)
+			continue;
+		if (outputs_finish(ls->outs, err, sizeof(err))) {
+			fprintf(stderr, "tcsim: simulation %s: %s\n", ls->name, err);
+			rc = 1;
+		}
+		ls->outs = NULL;
+	}
+	lua_pop(L, 1);
+	return rc;
+}
+
 static const luaL_Reg sim_methods[] = {
+	{"outputs", l_sim_outputs},
 	{"dev", l_sim_dev},	  {"devices", l_sim_devices}, {"tc", l_sim_tc},	    {"replay", l_sim_replay},
 	{"traffic", l_sim_traffic}, {"run", l_sim_run},	      {"run_until", l_sim_run_until},
 	{"now", l_sim_now},	  {"stats", l_sim_stats},     {"report", l_sim_report}, {"close", l_sim_close},

@@ -43,6 +43,7 @@ struct lsim {
 	struct scenario *sc;
 	char name[64];
 	int nsynth; /* synthetic sources added: their seeds */
+	struct outputs *outs; /* sim:outputs{...}: pcap and plot files, written at the end */
 	/* what the scenario did to it, for tcsim kernel-check and lint */
 	char *tclog; /* every tc script run, in order */
 	size_t tclog_len;
@@ -94,6 +95,9 @@ int scenario_text_line(lua_State *L, const char *text, char *name, size_t n);
 int lsim_push_results(lua_State *L, const struct sim *s, int dev_idx);
 char *lsim_results_json(const struct sim *s, size_t *len);
 
+/* Writes every simulation's pcap and plot outputs (end of a scenario that
+ * succeeded); 0, or 1 after printing why. */
+int lsim_finish_outputs(lua_State *L, struct scenario *sc);
 void lsim_open(lua_State *L);     /* tcsim.sim, the sim and dev metatables */
 void ltraffic_open(lua_State *L); /* tcsim.traffic, the traffic metatable */
 int ltraffic_parse(lua_State *L, int idx, struct ltraffic *t, struct lsim *ls, struct dev **dev);

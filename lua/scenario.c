@@ -419,6 +419,8 @@ int scenario_main(const struct scenario_opts *o)
 	}
 	lua_pop(L, 1);
 
+	if (lsim_finish_outputs(L, &sc))
+		rc = 1;
 	if (sc.passed + sc.failed)
 		fprintf(sc.out, "expectations: %d passed, %d failed\n", sc.passed, sc.failed);
 	fflush(sc.out);

@@ -16,6 +16,7 @@
 #include "nl_import.h"
 #include "kcheck.h"
 #include "lint.h"
+#include "output.h"
 #include "sim.h"
 #include "source.h"
 #include "tc.h"
@@ -382,7 +383,14 @@ static const char usage_run[] =
 	"  --seed N         the generator behind sfq perturbation and #rand [1]\n"
 	"  --kernel current|3.13     --sfq-allot units|bytes  (8-byte units: 3.13..6.12)\n"
 	"  --sfq-hash tuple|random   distinct flows never share a bucket (default), or the\n"
-	"                   kernel's jhash with a seeded perturbation: collisions as on Linux\n";
+	"                   kernel's jhash with a seeded perturbation: collisions as on Linux\n"
+	"output:\n"
+	"  --json OUT|-     the results as JSON (README, JSON); '-' = only JSON, on stdout\n"
+	"  --pcap-out DIR   per device and band: DEV-BAND-sent.pcap (stamped at departure) and\n"
+	"                   DEV-BAND-dropped.pcap (stamped at arrival), nanosecond pcap\n"
+	"  --plot DIR       per device: backlog and throughput per band over time, delay CDFs:\n"
+	"                   CSV + gnuplot script always, PNG/SVG when gnuplot is installed\n"
+	"  --plot-interval T  sampling interval of the plots [adaptive: 500-2500 points]\n";
 
 static int parse_kernel(const char *s, enum bpf_kernel *k)
 {
@@ -456,7 +464,7 @@ static int cmd_sim_run(int argc, char **argv)
 	enum {
 		O_TC = 256, O_RATE, O_OVERHEAD, O_MTU, O_TXQ, O_DELAY, O_DEV, O_SPEED, O_PPS, O_MBPS,
 		O_TOPSPEED, O_LOOP, O_LIMIT, O_DURATION, O_PRIORITY, O_VLAN, O_SEED, O_KERNEL,
-		O_ALLOT, O_HASH, O_JSON, O_HELP,
+		O_ALLOT, O_HASH, O_JSON, O_PCAP, O_PLOT, O_PLOTINT, O_HELP,
 	};
 	static const struct option longopts[] = {
 		{"tc", required_argument, NULL, O_TC},
@@ -480,6 +488,9 @@ static int cmd_sim_run(int argc, char **argv)
 		{"sfq-allot", required_argument, NULL, O_ALLOT},
 		{"sfq-hash", required_argument, NULL, O_HASH},
 		{"json", required_argument, NULL, O_JSON},
+		{"pcap-out", required_argument, NULL, O_PCAP},
+		{"plot", required_argument, NULL, O_PLOT},
+		{"plot-interval", required_argument, NULL, O_PLOTINT},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -487,6 +498,8 @@ static int cmd_sim_run(int argc, char **argv)
 	struct replay_opts ro;
 	struct sim s;
 	struct json_out jo = {0};
+	struct output_opts oo = {0};
+	struct outputs *outs = NULL;
 	char *tcout = NULL;
 	size_t tcout_len = 0;
 	FILE *tcmem;
@@ -555,6 +568,9 @@ static int cmd_sim_run(int argc, char **argv)
 				bad = 1;
 			break;
 		case O_JSON: json = a; break;
+		case O_PCAP: oo.pcap_dir = a; break;
+		case O_PLOT: oo.plot_dir = a; break;
+		case O_PLOTINT: bad = tc_get_time_ns(&oo.interval_ns, a) || !oo.interval_ns; break;
 		case O_HELP: fputs(usage_run, stdout); return 0;
 		default:
 			fprintf(stderr, "tcsim run: unknown option or missing value '%s' (tcsim run --help)\n",
@@ -607,7 +623,16 @@ static int cmd_sim_run(int argc, char **argv)
 			}
 		}
 	}
-	if (sim_run(&s)) {
+	if (oo.pcap_dir || oo.plot_dir) {
+		if (outputs_open(&outs, &s, &oo, err, sizeof(err))) {
+			fprintf(stderr, "tcsim: %s\n", err);
+			goto out;
+		}
+		if (outputs_run_until(outs, UINT64_MAX)) {
+			fprintf(stderr, "tcsim: %s\n", outputs_error(outs));
+			goto out;
+		}
+	} else if (sim_run(&s)) {
 		fprintf(stderr, "tcsim: %s\n", s.err);
 		goto out;
 	}
@@ -615,6 +640,15 @@ static int cmd_sim_run(int argc, char **argv)
 		fprintf(stderr, "tcsim: %s\n", err);
 		rc = 3;
 		goto out;
+	}
+	if (outs) {
+		int r = outputs_finish(outs, err, sizeof(err));
+
+		outs = NULL;
+		if (r) {
+			fprintf(stderr, "tcsim: %s\n", err);
+			goto out;
+		}
 	}
 	fflush(tcmem);
 	fwrite(tcout, 1, tcout_len, json && !strcmp(json, "-") ? stderr : stdout);
@@ -625,6 +659,7 @@ static int cmd_sim_run(int argc, char **argv)
 	rc = json_commit(&jo, &s);
 out:
 	json_abort(&jo);
+	outputs_abort(outs);
 	fclose(tcmem);
 	free(tcout);
 	sim_free(&s);

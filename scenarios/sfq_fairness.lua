@@ -15,6 +15,9 @@
 -- distinct buckets (sfq_hash = "random" would collide as Linux does).
 
 local sim = tcsim.sim{ seed = 1 }
+-- `./tcsim scenarios/sfq_fairness.lua -- DIR` also writes plots (backlog, throughput and
+-- delay CDF per band) and per-band pcaps into DIR (docs/lua-api.md, sim:outputs).
+if arg[1] then sim:outputs{ plot = arg[1], pcap = arg[1] } end
 
 local BIG, SMALL = 1250, 100   -- bytes: 10 ms and 0.8 ms at 1 Mbit/s
 

@@ -10,6 +10,9 @@
 
 -- A simulation is a value: its own clock, devices and seed.
 local sim = tcsim.sim{ seed = 1 }
+-- `./tcsim scenarios/ssh_http.lua -- DIR` also writes plots (backlog, throughput and
+-- delay CDF per band) and per-band pcaps into DIR (docs/lua-api.md, sim:outputs).
+if arg[1] then sim:outputs{ plot = arg[1], pcap = arg[1] } end
 
 -- A slow uplink, so that queues build and the bands' latencies differ.
 -- (tc's units: "128kbit" is 128,000 bit/s; "128kbps" would be bytes/s.)

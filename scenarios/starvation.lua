@@ -9,6 +9,9 @@
 -- high flow stops, band 0 drains and band 2 runs again.
 
 local sim = tcsim.sim{ seed = 1 }
+-- `./tcsim scenarios/starvation.lua -- DIR` also writes plots (backlog, throughput and
+-- delay CDF per band) and per-band pcaps into DIR (docs/lua-api.md, sim:outputs).
+if arg[1] then sim:outputs{ plot = arg[1], pcap = arg[1] } end
 
 -- 1 Mbit/s and 1250-byte frames: every frame takes exactly 10 ms to send,
 -- so the link carries 100 frames/s.

@@ -28,6 +28,31 @@ struct tcf_result {
 struct tcf_proto;
 struct tcf_chain;
 
+/* Tracing (sim/trace.h): one record per filter program consulted for a
+ * traced packet, handed to tcf_tracer.filter in the order the chain runs
+ * them. A tcf_proto whose protocol does not match gives one record with
+ * skipped set and no program. */
+struct tcf_trace {
+	uint32_t pref;
+	uint16_t protocol; /* the tcf_proto's, host order (ETH_P_ALL = any) */
+	const char *kind;  /* "bpf" */
+	int skipped;       /* protocol mismatch: none of its programs ran */
+	int has_handle;
+	uint32_t handle;
+	uint32_t ret;      /* what the program returned (bpf) */
+	int match;         /* this program decided the packet's classid */
+	uint32_t classid;  /* on a match: the classid it gave */
+	int has_flowid;    /* the program's configured flowid */
+	uint32_t flowid;
+	const char *origin; /* where the program came from, or NULL */
+};
+struct tcf_tracer {
+	void (*filter)(void *arg, const struct tcf_trace *ft);
+	void *arg;
+	bpf_tracer insn; /* non-NULL: every instruction of every program run */
+	void *insn_arg;
+};
+
 /* A request to add/change/delete a filter, as tc's command line makes it
  * (RTM_NEWTFILTER / RTM_DELTFILTER). The kind's options are still words:
  * each kind parses its own, as iproute2's f_*.c do. */
@@ -68,6 +93,11 @@ struct tcf_proto_ops {
 	/* Number of programs, and the handle of the i-th (0, or -1 past the end). */
 	size_t (*count)(const struct tcf_proto *tp);
 	int (*handle_at)(const struct tcf_proto *tp, size_t i, uint32_t *handle);
+	/* classify, reporting each program through tr (ft: pref, protocol and
+	 * kind filled in); NULL: tcf_classify_traced reports classify's result */
+	int (*classify_traced)(const struct tcf_proto *tp, const struct bpf_skb *skb,
+			       struct tcf_result *res, const struct tcf_tracer *tr,
+			       struct tcf_trace *ft);
 };
 
 struct tcf_proto {
@@ -98,6 +128,10 @@ void tcf_chain_flush(struct tcf_chain *chain);
  * none does. `proto` is the packet's protocol as tc_skb_protocol sees it. */
 int tcf_classify(const struct tcf_chain *chain, const struct bpf_skb *skb, uint16_t proto,
 		 struct tcf_result *res);
+/* The same walk for a traced packet (slow path): every filter consulted is
+ * reported to tr, programs may run under tr->insn. Same result. */
+int tcf_classify_traced(const struct tcf_chain *chain, const struct bpf_skb *skb, uint16_t proto,
+			struct tcf_result *res, const struct tcf_tracer *tr);
 
 const struct tcf_proto_ops *tcf_ops_find(const char *kind);
 extern const struct tcf_proto_ops cls_bpf_ops;

@@ -173,3 +173,33 @@ int tcf_classify(const struct tcf_chain *chain, const struct bpf_skb *skb, uint1
 	}
 	return -1;
 }
+
+int tcf_classify_traced(const struct tcf_chain *chain, const struct bpf_skb *skb, uint16_t proto,
+			struct tcf_result *res, const struct tcf_tracer *tr)
+{
+	for (struct tcf_proto *tp = chain->head; tp; tp = tp->next) {
+		struct tcf_trace ft = {.pref = tp->prio >> 16, .protocol = tp->protocol,
+				       .kind = tp->ops->kind};
+		int r;
+
+		if (tp->protocol != ETH_P_ALL && tp->protocol != proto) {
+			ft.skipped = 1;
+			tr->filter(tr->arg, &ft);
+			continue;
+		}
+		if (tp->ops->classify_traced) {
+			r = tp->ops->classify_traced(tp, skb, res, tr, &ft);
+		} else {
+			r = tp->ops->classify(tp, skb, res);
+			ft.match = r >= 0;
+			ft.classid = r >= 0 ? res->classid : 0;
+			tr->filter(tr->arg, &ft);
+		}
+		if (r >= 0) {
+			res->pref = tp->prio >> 16;
+			tp->hits++;
+			return r;
+		}
+	}
+	return -1;
+}

@@ -264,6 +264,37 @@ static int cls_bpf_classify(const struct tcf_proto *tp, const struct bpf_skb *sk
 	return -1;
 }
 
+/* cls_bpf_classify for a traced packet: each program reported as it runs. */
+static int cls_bpf_classify_traced(const struct tcf_proto *tp, const struct bpf_skb *skb,
+				   struct tcf_result *res, const struct tcf_tracer *tr,
+				   struct tcf_trace *ft)
+{
+	const struct cls_bpf_head *head = tp->priv;
+
+	for (struct cls_bpf_prog *p = head ? head->plist : NULL; p; p = p->next) {
+		uint32_t v = tr->insn ? bpf_prog_run_traced(p->prog, skb, tr->insn, tr->insn_arg)
+				      : bpf_prog_run(p->prog, skb);
+
+		ft->has_handle = 1;
+		ft->handle = p->handle;
+		ft->ret = v;
+		ft->has_flowid = p->has_classid;
+		ft->flowid = p->classid;
+		ft->origin = p->origin;
+		ft->match = v != 0;
+		ft->classid = v == 0xffffffffu ? p->classid : v;
+		tr->filter(tr->arg, ft);
+		if (v == 0)
+			continue;
+		res->classid = ft->classid;
+		res->handle = p->handle;
+		res->ret = v;
+		p->hits++;
+		return 0;
+	}
+	return -1;
+}
+
 static void cls_bpf_destroy(struct tcf_proto *tp)
 {
 	struct cls_bpf_head *head = tp->priv;
@@ -342,6 +373,7 @@ const struct tcf_proto_ops cls_bpf_ops = {
 	.dump = cls_bpf_dump,
 	.count = cls_bpf_count,
 	.handle_at = cls_bpf_handle_at,
+	.classify_traced = cls_bpf_classify_traced,
 };
 
 /* The i-th program of a bpf tcf_proto (0 = newest, the first to run): its

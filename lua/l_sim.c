@@ -211,6 +211,17 @@ static int l_sim_new(lua_State *L)
 		snprintf(ls->name, sizeof(ls->name), "%s", name);
 	else
 		snprintf(ls->name, sizeof(ls->name), "sim%d", sc->nsims);
+	if (sc->o->explain && !sc->explained &&
+	    (!sc->o->explain_sim || !strcmp(sc->o->explain_sim, ls->name))) {
+		char err[512];
+
+		ls->exo.source = sc->o->explain_source;
+		ls->exo.seq = sc->o->explain_seq;
+		ls->exo.verbose = sc->o->explain_verbose;
+		if (explain_begin(&ls->explain, ls->s, &ls->exo, err, sizeof(err)))
+			return luaL_error(L, "tcsim explain: %s", err);
+		sc->explained = 1;
+	}
 	/* the scenario keeps every simulation for its results */
 	lua_rawgeti(L, LUA_REGISTRYINDEX, sc->sims_ref);
 	lua_pushvalue(L, -2);
@@ -221,6 +232,11 @@ static int l_sim_new(lua_State *L)
 
 static void lsim_release(struct lsim *ls)
 {
+	for (int i = 0; i < ls->ntraces; i++)
+		trace_close(ls->traces[i]);
+	ls->ntraces = 0;
+	explain_abort(ls->explain);
+	ls->explain = NULL;
 	outputs_abort(ls->outs); /* before the simulation goes */
 	ls->outs = NULL;
 	if (ls->s) {
@@ -590,18 +606,17 @@ static int l_sim_report(lua_State *L)
 	return 0;
 }
 
+static int finish_one(struct scenario *sc, struct lsim *ls, char *err, size_t errlen);
+
 static int l_sim_close(lua_State *L)
 {
 	struct lsim *ls = check_sim(L, 1);
 	char err[1024];
 
-	/* closing ends the simulation well: its outputs are written */
-	if (ls->outs) {
-		int r = outputs_finish(ls->outs, err, sizeof(err));
-
-		ls->outs = NULL;
-		if (r)
-			return luaL_error(L, "sim:close: %s", err);
+	/* closing ends the simulation well: its outputs and traces are written */
+	if (finish_one(ls->sc, ls, err, sizeof(err))) {
+		l_sim_gc(L);
+		return luaL_error(L, "sim:close: %s", err);
 	}
 	return l_sim_gc(L);
 }
@@ -696,6 +711,60 @@ static int l_dev_set(lua_State *L)
 	return 1;
 }
 
+/* sim:trace{file = PATH|"-", filter = "tcpdump expression"}: one line per
+ * event of every (matching) packet, from now on; written at the end. */
+static const char *const trace_keys[] = {"file", "filter", NULL};
+
+static int l_sim_trace(lua_State *L)
+{
+	struct lsim *ls = check_sim(L, 1);
+	const char *file, *filter = NULL;
+	char err[1024];
+
+	luaL_checktype(L, 2, LUA_TTABLE);
+	opt_check_keys(L, 2, "sim:trace", trace_keys);
+	if (!opt_field(L, 2, "file"))
+		return luaL_error(L, "sim:trace: give file = PATH (or \"-\" for the output)");
+	file = luaL_checkstring(L, -1);
+	if (opt_field(L, 2, "filter"))
+		filter = luaL_checkstring(L, -1);
+	if (ls->ntraces == (int)(sizeof(ls->traces) / sizeof(ls->traces[0])))
+		return luaL_error(L, "sim:trace: at most %d traces per simulation", ls->ntraces);
+	if (trace_open_path(&ls->traces[ls->ntraces], ls->s, file, filter, err, sizeof(err)))
+		return luaL_error(L, "sim:trace: %s", err);
+	ls->ntraces++;
+	lua_settop(L, 1);
+	return 1;
+}
+
+/* sim:explain{packet = N, source = K, verbose = b}: the story of packet N
+ * of the simulation's K-th source (from 1), told when the scenario ends. */
+static const char *const explain_keys[] = {"packet", "source", "verbose", NULL};
+
+static int l_sim_explain(lua_State *L)
+{
+	struct lsim *ls = check_sim(L, 1);
+	char err[512];
+
+	luaL_checktype(L, 2, LUA_TTABLE);
+	opt_check_keys(L, 2, "sim:explain", explain_keys);
+	if (ls->explain)
+		return luaL_error(L, "sim:explain: one packet per simulation");
+	memset(&ls->exo, 0, sizeof(ls->exo));
+	if (!opt_field(L, 2, "packet"))
+		return luaL_error(L, "sim:explain: give packet = N");
+	ls->exo.seq = opt_uint(L, -1, "packet", UINT64_MAX);
+	ls->exo.source = 0;
+	if (opt_field(L, 2, "source"))
+		ls->exo.source = (int)opt_uint(L, -1, "source", SIM_MAX_SOURCES) - 1;
+	if (opt_field(L, 2, "verbose"))
+		ls->exo.verbose = lua_toboolean(L, -1);
+	if (explain_begin(&ls->explain, ls->s, &ls->exo, err, sizeof(err)))
+		return luaL_error(L, "sim:explain: %s", err);
+	lua_settop(L, 1);
+	return 1;
+}
+
 /* sim:outputs{pcap = DIR, plot = DIR, interval = T}: files written when
  * the scenario ends well (nothing is left behind when it fails). */
 static const char *const outputs_keys[] = {"pcap", "plot", "interval", NULL};
@@ -727,6 +796,33 @@ static int l_sim_outputs(lua_State *L)
 	return 1;
 }
 
+/* What a simulation writes when it ends well: its outputs, its traces and
+ * the packet it explains. Messages go to err (the first) and stderr. */
+static int finish_one(struct scenario *sc, struct lsim *ls, char *err, size_t errlen)
+{
+	char e[1024];
+	int rc = 0;
+
+	err[0] = 0;
+	if (ls->outs && outputs_finish(ls->outs, e, sizeof(e))) {
+		snprintf(err, errlen, "%s", e);
+		rc = 1;
+	}
+	ls->outs = NULL;
+	for (int k = 0; k < ls->ntraces; k++)
+		if (trace_finish(ls->traces[k], e, sizeof(e)) && !rc++)
+			snprintf(err, errlen, "%s", e);
+	ls->ntraces = 0;
+	if (ls->explain) {
+		FILE *out = sc->o->explain ? stdout : sc->out;
+
+		if (explain_end(ls->explain, out, e, sizeof(e)) && !rc++)
+			snprintf(err, errlen, "explain: %.900s", e);
+		ls->explain = NULL;
+	}
+	return rc;
+}
+
 int lsim_finish_outputs(lua_State *L, struct scenario *sc)
 {
 	int rc = 0;
@@ -739,13 +835,10 @@ int lsim_finish_outputs(lua_State *L, struct scenario *sc)
 		lua_rawgeti(L, -1, i);
 		ls = luaL_testudata(L, -1, LSIM_MT);
 		lua_pop(L, 1);
-		if (!ls || !ls->outs)
-			continue;
-		if (outputs_finish(ls->outs, err, sizeof(err))) {
+		if (ls && ls->s && finish_one(sc, ls, err, sizeof(err))) {
 			fprintf(stderr, "tcsim: simulation %s: %s\n", ls->name, err);
 			rc = 1;
 		}
-		ls->outs = NULL;
 	}
 	lua_pop(L, 1);
 	return rc;
@@ -753,6 +846,8 @@ int lsim_finish_outputs(lua_State *L, struct scenario *sc)
 
 static const luaL_Reg sim_methods[] = {
 	{"outputs", l_sim_outputs},
+	{"trace", l_sim_trace},
+	{"explain", l_sim_explain},
 	{"dev", l_sim_dev},	  {"devices", l_sim_devices}, {"tc", l_sim_tc},	    {"replay", l_sim_replay},
 	{"traffic", l_sim_traffic}, {"run", l_sim_run},	      {"run_until", l_sim_run_until},
 	{"now", l_sim_now},	  {"stats", l_sim_stats},     {"report", l_sim_report}, {"close", l_sim_close},

@@ -12,6 +12,7 @@
 #include "scenario.h"
 #include "sim.h"
 #include "synth.h"
+#include "trace.h"
 
 #define LSIM_MT "tcsim.sim"
 #define LDEV_MT "tcsim.dev"
@@ -35,6 +36,10 @@ struct scenario {
 	/* lint: warnings found while the script ran ("file:line: warning: ...") */
 	char **notes;
 	int nnotes;
+	/* tcsim explain SCENARIO: the packet, in the simulation named (or the first) */
+	struct explain_opts exo;
+	const char *explain_sim;
+	int explained;
 };
 
 /* A simulation as Lua holds it. */
@@ -44,6 +49,10 @@ struct lsim {
 	char name[64];
 	int nsynth; /* synthetic sources added: their seeds */
 	struct outputs *outs; /* sim:outputs{...}: pcap and plot files, written at the end */
+	struct trace *traces[8]; /* sim:trace{...}: written at the end */
+	int ntraces;
+	struct explain *explain; /* sim:explain{...}: told at the end */
+	struct explain_opts exo;
 	/* what the scenario did to it, for tcsim kernel-check and lint */
 	char *tclog; /* every tc script run, in order */
 	size_t tclog_len;
@@ -95,8 +104,9 @@ int scenario_text_line(lua_State *L, const char *text, char *name, size_t n);
 int lsim_push_results(lua_State *L, const struct sim *s, int dev_idx);
 char *lsim_results_json(const struct sim *s, size_t *len);
 
-/* Writes every simulation's pcap and plot outputs (end of a scenario that
- * succeeded); 0, or 1 after printing why. */
+/* Writes every simulation's pcap and plot outputs and traces, and tells
+ * the packets to explain (end of a scenario that succeeded); 0, or 1
+ * after printing why. */
 int lsim_finish_outputs(lua_State *L, struct scenario *sc);
 void lsim_open(lua_State *L);     /* tcsim.sim, the sim and dev metatables */
 void ltraffic_open(lua_State *L); /* tcsim.traffic, the traffic metatable */

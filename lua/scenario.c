@@ -421,6 +421,14 @@ int scenario_main(const struct scenario_opts *o)
 
 	if (lsim_finish_outputs(L, &sc))
 		rc = 1;
+	if (o->explain && !sc.explained) {
+		if (o->explain_sim)
+			fprintf(stderr, "tcsim explain: %s creates no simulation named '%s'\n", o->path,
+				o->explain_sim);
+		else
+			fprintf(stderr, "tcsim explain: %s creates no simulation\n", o->path);
+		rc = 1;
+	}
 	if (sc.passed + sc.failed)
 		fprintf(sc.out, "expectations: %d passed, %d failed\n", sc.passed, sc.failed);
 	fflush(sc.out);

@@ -25,6 +25,11 @@ struct scenario_opts {
 	int kernel_check;         /* then compare its classification with the kernel's */
 	int lint;                 /* then lint every simulation (tcsim lint SCENARIO) */
 	int strict;               /* lint: exit 1 on warnings */
+	int explain;              /* tcsim explain SCENARIO: tell one packet's story */
+	int explain_source;       /* 0-based, in the simulation's sources */
+	uint64_t explain_seq;
+	int explain_verbose;
+	const char *explain_sim;  /* the simulation's name, or NULL: the first */
 };
 
 /* Runs the scenario; returns the process exit code: 0 all well, 1 a

@@ -17,9 +17,49 @@
 #define NET_XMIT_DROP 1 /* the arriving packet was dropped */
 #define NET_XMIT_CN 2   /* congestion: the packet's own flow lost one */
 
+/* Per-packet tracing (sim/trace.h). A qdisc reports what it does with a
+ * packet whose p->traced is set through env->tracer; for other packets it
+ * costs one predictable branch. */
+struct qdisc;
+enum qtrace_kind {
+	QTRACE_FILTER,   /* one filter program consulted (filter) */
+	QTRACE_CLASSIFY, /* the qdisc's decision: verdict, rule, band or bucket */
+	QTRACE_ENQUEUE,  /* queued in q (q->s.qlen is already counted) */
+};
+/* Which rule chose the band (prio_classify) */
+enum qtrace_rule {
+	QRULE_NONE = 0,
+	QRULE_FILTER,   /* the filters' classid names a band */
+	QRULE_PRIORITY, /* skb->priority names a class of this qdisc */
+	QRULE_PRIOMAP,  /* no filter matched (or none): priomap[priority & 15] */
+	QRULE_FALLBACK, /* the classid names no band (minor 0 or too big): priomap[0] */
+	QRULE_DROP,     /* sfq: the classid names no bucket, the packet is dropped */
+};
+struct qtrace {
+	enum qtrace_kind kind;
+	const struct tcf_trace *filter; /* QTRACE_FILTER */
+	/* QTRACE_CLASSIFY */
+	enum pkt_verdict_kind verdict;
+	uint32_t classid;      /* the filter's (or priority's) classid */
+	uint32_t pref, handle; /* QRULE_FILTER: the filter that matched */
+	enum qtrace_rule rule;
+	uint32_t map_index;    /* QRULE_PRIOMAP, QRULE_FALLBACK: the priomap entry */
+	int band;              /* prio: chosen band; pfifo_fast: band; else -1 */
+	uint32_t class_chosen; /* the class of q the packet goes to */
+	const struct qdisc *child; /* and its qdisc, or NULL */
+	/* QTRACE_ENQUEUE (sfq) */
+	int has_bucket;
+	uint32_t bucket, slot, flow_qlen;
+};
+struct qdisc_tracer {
+	void (*event)(void *arg, const struct qdisc *q, const struct pkt *p,
+		      const struct qtrace *ev);
+	bpf_tracer insn; /* non-NULL: instruction-level trace of filter programs */
+	void *arg;
+};
+
 /* What a qdisc may know of the device and the simulation around it. The
  * device owns it; every qdisc of the device points at the same one. */
-struct qdisc;
 struct qdisc_env {
 	uint32_t ifindex;
 	uint32_t mtu;             /* psched_mtu = mtu + hard_header_len */
@@ -37,6 +77,7 @@ struct qdisc_env {
 	/* the root qdisc classified p (its verdict fields are set) */
 	void (*classified)(void *arg, const struct pkt *p);
 	void *arg;
+	const struct qdisc_tracer *tracer; /* NULL: tracing off */
 	uint64_t qdisc_seq; /* creation counter of the device's qdiscs */
 };
 
@@ -137,5 +178,39 @@ int tc_get_time_ns(uint64_t *ns, const char *s); /* "10ms", "2s", "500us"; bare 
 
 extern const struct qdisc_ops pfifo_qdisc_ops, bfifo_qdisc_ops, prio_qdisc_ops,
 	sfq_qdisc_ops, noop_qdisc_ops, pfifo_fast_qdisc_ops;
+
+
+/* ---- tracing helpers for the kinds (traced packets only) ---- */
+
+static inline void qdisc_trace(const struct qdisc *q, const struct pkt *p, const struct qtrace *ev)
+{
+	if (q->env->tracer)
+		q->env->tracer->event(q->env->tracer->arg, q, p, ev);
+}
+
+struct qdisc_trace_ctx {
+	const struct qdisc *q;
+	const struct pkt *p;
+};
+
+static inline void qdisc_trace_filter(void *arg, const struct tcf_trace *ft)
+{
+	const struct qdisc_trace_ctx *c = arg;
+	struct qtrace ev = {.kind = QTRACE_FILTER, .filter = ft, .band = -1};
+
+	qdisc_trace(c->q, c->p, &ev);
+}
+
+/* tcf_classify of q's chain for a traced packet, each filter reported. */
+static inline int qdisc_classify_traced(const struct qdisc *q, const struct pkt *p,
+					const struct bpf_skb *skb, struct tcf_result *res)
+{
+	struct qdisc_trace_ctx c = {q, p};
+	const struct qdisc_tracer *t = q->env->tracer;
+	struct tcf_tracer tr = {.filter = qdisc_trace_filter, .arg = &c,
+				.insn = t ? t->insn : NULL, .insn_arg = t ? t->arg : NULL};
+
+	return tcf_classify_traced(&q->chain, skb, qdisc_pkt_protocol(p), res, &tr);
+}
 
 #endif

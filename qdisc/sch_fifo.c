@@ -62,6 +62,11 @@ static int fifo_accept(struct qdisc *q, struct pkt *p)
 
 	pktq_push_tail(&f->q, p);
 	qdisc_enqueued(q, p);
+	if (p->traced) {
+		struct qtrace ev = {.kind = QTRACE_ENQUEUE, .band = -1};
+
+		qdisc_trace(q, p, &ev);
+	}
 	return NET_XMIT_SUCCESS;
 }
 
@@ -179,16 +184,29 @@ static int pfifo_fast_init(struct qdisc *q, int argc, char **argv, char *err, si
 	return 0;
 }
 
+/* A traced packet: its band by the fixed priomap, then its queueing. */
+static void pfifo_fast_trace(const struct qdisc *q, const struct pkt *p, enum qtrace_kind kind)
+{
+	struct qtrace ev = {.kind = kind, .rule = QRULE_PRIOMAP, .map_index = p->priority & 15,
+			    .band = prio2band[p->priority & 15]};
+
+	qdisc_trace(q, p, &ev);
+}
+
 static int pfifo_fast_enqueue(struct qdisc *q, struct pkt *p)
 {
 	struct pfifo_fast_priv *f = q->priv;
 	struct pkt_queue *b = &f->band[prio2band[p->priority & 15]];
 	uint32_t used = q->env->kernel == BPF_KERNEL_3_13 ? q->s.qlen : b->len;
 
+	if (p->traced)
+		pfifo_fast_trace(q, p, QTRACE_CLASSIFY);
 	if (used >= f->limit)
 		return qdisc_drop(q, p, DROP_QDISC_LIMIT);
 	pktq_push_tail(b, p);
 	qdisc_enqueued(q, p);
+	if (p->traced)
+		pfifo_fast_trace(q, p, QTRACE_ENQUEUE);
 	return NET_XMIT_SUCCESS;
 }
 

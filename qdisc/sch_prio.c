@@ -127,11 +127,75 @@ static int prio_init(struct qdisc *q, int argc, char **argv, char *err, size_t e
 	return prio_tune(q, argc, argv, err, errlen);
 }
 
+/* prio_classify for a traced packet: the same decisions, each reported
+ * (the filters one by one, then the verdict and the rule that chose the
+ * band). Kept apart so that untraced packets pay one branch. */
+static struct qdisc *prio_classify_traced(struct qdisc *q, struct pkt *p)
+{
+	struct prio_sched_data *pd = q->priv;
+	struct qtrace ev = {.kind = QTRACE_CLASSIFY};
+	uint32_t band;
+
+	if (TC_H_MAJ(p->priority) == q->handle) {
+		ev.verdict = VERDICT_PRIORITY;
+		ev.classid = p->priority;
+		ev.rule = QRULE_PRIORITY;
+		band = TC_H_MIN(p->priority) - 1;
+	} else {
+		struct tcf_result res = {0};
+		struct bpf_skb skb;
+		int r = -1;
+
+		if (q->chain.head) {
+			qdisc_pkt_skb(q, p, &skb);
+			r = qdisc_classify_traced(q, p, &skb, &res);
+		}
+		ev.verdict = r >= 0 ? VERDICT_FILTER
+			     : q->chain.head ? VERDICT_UNCLASSIFIED : VERDICT_NONE;
+		ev.classid = r >= 0 ? res.classid : 0;
+		if (!q->parent_q) {
+			p->verdict = ev.verdict;
+			p->classid = ev.classid;
+			p->filter_pref = r >= 0 ? res.pref : 0;
+			p->filter_handle = r >= 0 ? res.handle : 0;
+		}
+		if (r < 0) {
+			ev.rule = QRULE_PRIOMAP;
+			ev.map_index = (TC_H_MAJ(p->priority) ? 0 : p->priority) & 15;
+			band = pd->prio2band[ev.map_index];
+		} else {
+			ev.rule = QRULE_FILTER;
+			ev.pref = res.pref;
+			ev.handle = res.handle;
+			band = TC_H_MIN(res.classid) - 1;
+		}
+	}
+	if (ev.verdict == VERDICT_PRIORITY && !q->parent_q) {
+		p->verdict = VERDICT_PRIORITY;
+		p->classid = p->priority;
+	}
+	/* what prio_classify does: priority's band, else classid minor - 1 */
+	if (band >= (uint32_t)pd->bands) {
+		ev.rule = QRULE_FALLBACK;
+		ev.map_index = 0;
+		band = pd->prio2band[0];
+	}
+	ev.band = (int)band;
+	ev.class_chosen = TC_H_MAKE(q->handle, band + 1);
+	ev.child = pd->queues[band];
+	if (!q->parent_q)
+		q->env->classified(q->env->arg, p);
+	qdisc_trace(q, p, &ev);
+	return pd->queues[band];
+}
+
 static struct qdisc *prio_classify(struct qdisc *q, struct pkt *p)
 {
 	struct prio_sched_data *pd = q->priv;
 	uint32_t band = p->priority;
 
+	if (p->traced)
+		return prio_classify_traced(q, p);
 	if (TC_H_MAJ(band) == q->handle) {
 		band = TC_H_MIN(band) - 1;
 		if (!q->parent_q) {

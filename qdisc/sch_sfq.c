@@ -556,6 +556,30 @@ static void sfq_record(struct qdisc *q, struct pkt *p, enum pkt_verdict_kind v,
 		q->env->classified(q->env->arg, p);
 }
 
+/* A traced packet's classification by sfq's own filters or priority. */
+static void sfq_trace_classify(const struct qdisc *q, const struct pkt *p,
+			       enum pkt_verdict_kind v, uint32_t classid, enum qtrace_rule rule,
+			       uint32_t minor)
+{
+	struct qtrace ev = {.kind = QTRACE_CLASSIFY, .verdict = v, .classid = classid,
+			    .rule = rule, .band = -1};
+
+	if (rule != QRULE_DROP)
+		ev.class_chosen = TC_H_MAKE(q->handle, minor);
+	qdisc_trace(q, p, &ev);
+}
+
+/* A traced packet queued in slot x of bucket hash. */
+static void sfq_trace_enqueue(const struct qdisc *q, const struct pkt *p, uint32_t hash,
+			      uint16_t x)
+{
+	const struct sfq_sched_data *sd = q->priv;
+	struct qtrace ev = {.kind = QTRACE_ENQUEUE, .band = -1, .has_bucket = 1,
+			    .bucket = hash, .slot = x, .flow_qlen = sd->slots[x].qlen};
+
+	qdisc_trace(q, p, &ev);
+}
+
 /* sfq_classify: bucket + 1, or 0 when the packet is gone (its drop is
  * done here, as the kernel's caller does it). */
 static uint32_t sfq_classify(struct qdisc *q, struct pkt *p, int *ret)
@@ -569,6 +593,8 @@ static uint32_t sfq_classify(struct qdisc *q, struct pkt *p, int *ret)
 
 	if (TC_H_MAJ(prio) == q->handle && TC_H_MIN(prio) > 0 && TC_H_MIN(prio) <= sd->divisor) {
 		sfq_record(q, p, VERDICT_PRIORITY, NULL, prio);
+		if (p->traced)
+			sfq_trace_classify(q, p, VERDICT_PRIORITY, prio, QRULE_PRIORITY, TC_H_MIN(prio));
 		return TC_H_MIN(prio);
 	}
 	if (!q->chain.head) {
@@ -580,7 +606,16 @@ static uint32_t sfq_classify(struct qdisc *q, struct pkt *p, int *ret)
 		return 0;
 	}
 	qdisc_pkt_skb(q, p, &skb);
-	r = tcf_classify(&q->chain, &skb, qdisc_pkt_protocol(p), &res);
+	r = p->traced ? qdisc_classify_traced(q, p, &skb, &res)
+		       : tcf_classify(&q->chain, &skb, qdisc_pkt_protocol(p), &res);
+	if (p->traced)
+		sfq_trace_classify(q, p, r >= 0 ? VERDICT_FILTER : VERDICT_UNCLASSIFIED,
+				   r >= 0 ? res.classid : 0,
+				   r >= 0 && r != TC_ACT_SHOT && TC_H_MIN(res.classid) <= sd->divisor &&
+					   TC_H_MIN(res.classid) > 0
+				       ? QRULE_FILTER
+				       : QRULE_DROP,
+				   TC_H_MIN(res.classid));
 	sfq_record(q, p, r >= 0 ? VERDICT_FILTER : VERDICT_UNCLASSIFIED, r >= 0 ? &res : NULL,
 		   r >= 0 ? res.classid : 0);
 	if (r == TC_ACT_STOLEN || r == TC_ACT_QUEUED || (r == TC_ACT_TRAP && sd->current)) {
@@ -683,6 +718,8 @@ static int sfq_enqueue(struct qdisc *q, struct pkt *p)
 		pktq_push_tail(&slot->pkts, p);
 		sfq_unaccount(q, head);
 		qdisc_enqueued(q, p);
+		if (p->traced)
+			sfq_trace_enqueue(q, p, hash, x);
 		qdisc_drop(q, head, DROP_SFQ_DEPTH);
 		sfq_tell_parents(q, 0, (uint64_t)head_len - len);
 		return NET_XMIT_CN;
@@ -696,6 +733,8 @@ enqueue:
 		sfq_activate(sd, x);
 	if (q->s.qlen + 1 <= sd->limit) {
 		qdisc_enqueued(q, p);
+		if (p->traced)
+			sfq_trace_enqueue(q, p, hash, x);
 		return NET_XMIT_SUCCESS;
 	}
 
@@ -707,6 +746,8 @@ enqueue:
 	if (victim != p) {
 		sfq_unaccount(q, victim);
 		qdisc_enqueued(q, p);
+		if (p->traced)
+			sfq_trace_enqueue(q, p, hash, x);
 	}
 	qdisc_drop(q, victim, DROP_QDISC_LIMIT);
 	if (qlen != slot->qlen) {

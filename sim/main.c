@@ -20,6 +20,7 @@
 #include "sim.h"
 #include "source.h"
 #include "tc.h"
+#include "trace.h"
 
 #define ERRLEN 512
 
@@ -37,6 +38,7 @@ static const char usage_top[] =
 	"       tcsim run --tc FILE [options] CAPTURE...   (tcsim run --help)\n"
 	"       tcsim kernel-check SCENARIO.lua | --tc FILE [--dev NAME] [--htb|--tree] CAPTURE...   (root)\n"
 	"       tcsim lint SCENARIO.lua | --tc FILE [--strict] [run's device options]   (tcsim lint --help)\n"
+	"       tcsim explain SCENARIO.lua | --tc FILE [run options] CAPTURE... [-v] --packet [K:]N\n"
 	"       tcsim import dev DEV [--netns NAME] [--filters-only]   (tcsim import --help)\n"
 	"       tcsim bpf asm|disasm|check|run ...       (tcsim bpf --help)\n";
 
@@ -390,7 +392,10 @@ static const char usage_run[] =
 	"                   DEV-BAND-dropped.pcap (stamped at arrival), nanosecond pcap\n"
 	"  --plot DIR       per device: backlog and throughput per band over time, delay CDFs:\n"
 	"                   CSV + gnuplot script always, PNG/SVG when gnuplot is installed\n"
-	"  --plot-interval T  sampling interval of the plots [adaptive: 500-2500 points]\n";
+	"  --plot-interval T  sampling interval of the plots [adaptive: 500-2500 points]\n"
+	"  --trace FILE|-   one line per event of every packet (docs/trace.md); '-' = stdout,\n"
+	"                   before the report\n"
+	"  --trace-filter EXPR  trace only the packets this tcpdump expression accepts\n";
 
 static int parse_kernel(const char *s, enum bpf_kernel *k)
 {
@@ -464,7 +469,7 @@ static int cmd_sim_run(int argc, char **argv)
 	enum {
 		O_TC = 256, O_RATE, O_OVERHEAD, O_MTU, O_TXQ, O_DELAY, O_DEV, O_SPEED, O_PPS, O_MBPS,
 		O_TOPSPEED, O_LOOP, O_LIMIT, O_DURATION, O_PRIORITY, O_VLAN, O_SEED, O_KERNEL,
-		O_ALLOT, O_HASH, O_JSON, O_PCAP, O_PLOT, O_PLOTINT, O_HELP,
+		O_ALLOT, O_HASH, O_JSON, O_PCAP, O_PLOT, O_PLOTINT, O_TRACE, O_TFILTER, O_HELP,
 	};
 	static const struct option longopts[] = {
 		{"tc", required_argument, NULL, O_TC},
@@ -488,6 +493,8 @@ static int cmd_sim_run(int argc, char **argv)
 		{"sfq-allot", required_argument, NULL, O_ALLOT},
 		{"sfq-hash", required_argument, NULL, O_HASH},
 		{"json", required_argument, NULL, O_JSON},
+		{"trace", required_argument, NULL, O_TRACE},
+		{"trace-filter", required_argument, NULL, O_TFILTER},
 		{"pcap-out", required_argument, NULL, O_PCAP},
 		{"plot", required_argument, NULL, O_PLOT},
 		{"plot-interval", required_argument, NULL, O_PLOTINT},
@@ -502,6 +509,8 @@ static int cmd_sim_run(int argc, char **argv)
 	struct outputs *outs = NULL;
 	char *tcout = NULL;
 	size_t tcout_len = 0;
+	const char *trace_path = NULL, *trace_filter = NULL;
+	struct trace *tr = NULL;
 	FILE *tcmem;
 	const char *tcfile = NULL, *json = NULL, *devname = NULL;
 	char err[1024];
@@ -568,6 +577,8 @@ static int cmd_sim_run(int argc, char **argv)
 				bad = 1;
 			break;
 		case O_JSON: json = a; break;
+		case O_TRACE: trace_path = a; break;
+		case O_TFILTER: trace_filter = a; break;
 		case O_PCAP: oo.pcap_dir = a; break;
 		case O_PLOT: oo.plot_dir = a; break;
 		case O_PLOTINT: bad = tc_get_time_ns(&oo.interval_ns, a) || !oo.interval_ns; break;
@@ -623,6 +634,20 @@ static int cmd_sim_run(int argc, char **argv)
 			}
 		}
 	}
+	if (trace_path && json && !strcmp(trace_path, "-") && !strcmp(json, "-")) {
+		fprintf(stderr, "tcsim run: --trace - and --json - would both write to stdout\n");
+		rc = 2;
+		goto out;
+	}
+	if (trace_filter && !trace_path) {
+		fprintf(stderr, "tcsim run: --trace-filter needs --trace FILE\n");
+		rc = 2;
+		goto out;
+	}
+	if (trace_path && trace_open_path(&tr, &s, trace_path, trace_filter, err, sizeof(err))) {
+		fprintf(stderr, "tcsim: %s\n", err);
+		goto out;
+	}
 	if (oo.pcap_dir || oo.plot_dir) {
 		if (outputs_open(&outs, &s, &oo, err, sizeof(err))) {
 			fprintf(stderr, "tcsim: %s\n", err);
@@ -650,6 +675,15 @@ static int cmd_sim_run(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (tr) {
+		int r = trace_finish(tr, err, sizeof(err));
+
+		tr = NULL;
+		if (r) {
+			fprintf(stderr, "tcsim: %s\n", err);
+			goto out;
+		}
+	}
 	fflush(tcmem);
 	fwrite(tcout, 1, tcout_len, json && !strcmp(json, "-") ? stderr : stdout);
 	if (json && !strcmp(json, "-"))
@@ -659,6 +693,7 @@ static int cmd_sim_run(int argc, char **argv)
 	rc = json_commit(&jo, &s);
 out:
 	json_abort(&jo);
+	trace_close(tr);
 	outputs_abort(outs);
 	fclose(tcmem);
 	free(tcout);
@@ -805,6 +840,62 @@ static int cmd_lint_lua(int argc, char **argv)
 	return scenario_main(&o);
 }
 
+
+/* tcsim explain SCENARIO.lua --packet [K:]N [--sim NAME] [-v] [--seed N]:
+ * the scenario runs (its own output discarded) and tells the story of
+ * packet N of source K (from 1, in the order the scenario added them) of
+ * the simulation named (or the first it creates). */
+static int cmd_explain_lua(int argc, char **argv)
+{
+	struct scenario_opts o = {0};
+	int have_packet = 0;
+
+	o.path = argv[1];
+	o.quiet = 1;
+	o.explain = 1;
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+
+		if ((!strcmp(a, "-v") || !strcmp(a, "--verbose"))) {
+			o.explain_verbose = 1;
+		} else if (!strcmp(a, "--packet") && i + 1 < argc) {
+			const char *p = argv[++i], *colon = strchr(p, ':');
+			uint64_t k = 1, n;
+			char buf[64];
+
+			if (colon) {
+				snprintf(buf, sizeof(buf), "%.*s", (int)(colon - p), p);
+				if (parse_u64(buf, &k) || !k || k > SIM_MAX_SOURCES)
+					goto bad;
+				p = colon + 1;
+			}
+			if (parse_u64(p, &n) || !n)
+				goto bad;
+			o.explain_source = (int)k - 1;
+			o.explain_seq = n;
+			have_packet = 1;
+		} else if (!strcmp(a, "--sim") && i + 1 < argc) {
+			o.explain_sim = argv[++i];
+		} else if (!strcmp(a, "--seed") && i + 1 < argc && !parse_u64(argv[i + 1], &o.seed)) {
+			o.has_seed = 1;
+			i++;
+		} else {
+			fprintf(stderr, "tcsim explain: '%s': a scenario takes --packet [K:]N, --sim NAME, -v "
+					"and --seed N\n", a);
+			return 2;
+		}
+		continue;
+bad:
+		fprintf(stderr, "tcsim explain: --packet '%s': give N or K:N (from 1)\n", argv[i]);
+		return 2;
+	}
+	if (!have_packet) {
+		fprintf(stderr, "tcsim explain: which packet? (--packet [K:]N)\n");
+		return 2;
+	}
+	return scenario_main(&o);
+}
+
 /* tcsim kernel-check SCENARIO.lua [--seed N]: the scenario runs (its own
  * output discarded), then each device's tc commands and traffic are
  * compared with the kernel's classification. */
@@ -849,6 +940,10 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "bpf"))
 		return cmd_bpf(argc - 1, argv + 1);
+	if (argc >= 3 && !strcmp(argv[1], "explain") && is_lua(argv[2]))
+		return cmd_explain_lua(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "explain"))
+		return explain_main(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "run"))
 		return cmd_sim_run(argc - 1, argv + 1);
 	if (argc >= 3 && !strcmp(argv[1], "lint") && is_lua(argv[2]))

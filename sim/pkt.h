@@ -37,6 +37,7 @@ struct pkt {
 	uint32_t len;     /* qdisc_pkt_len: the original L2 frame length */
 	uint16_t protocol;
 	uint8_t vlan_present;
+	uint8_t traced;   /* sim/trace.h follows this packet (fills a padding byte) */
 	uint16_t vlan_tci;
 	uint16_t vlan_proto;
 	uint32_t priority; /* skb->priority */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sim.h"
+#include "trace.h"
 
 /* Only timers live in the heap: a device's transmission end and a
  * source's next arrival are kept by the device and the source (there is at
@@ -166,6 +167,8 @@ static void env_drop(void *arg, struct pkt *p)
 		pkt_free(p);
 		return;
 	}
+	if (p->traced)
+		trace_hook_drop(d, p);
 	if (stats_dropped(&d->st, p))
 		sim_fail(d->sim, -ENOMEM, "out of memory");
 	finish(d, p);
@@ -240,6 +243,7 @@ int sim_dev_add(struct sim *s, const char *name, struct dev **out, char *err, si
 		.cancel_timers = env_cancel_timers,
 		.classified = env_classified,
 		.arg = d,
+		.tracer = s->qtracer,
 	};
 	{
 		char e[256];
@@ -372,6 +376,8 @@ static void dev_kick(struct dev *d)
 	d->tx_done_t = d->sim->now + tx_time(d, p);
 	d->tx_done_seq = d->sim->next_seq++;
 	d->sim->work_events++;
+	if (p->traced)
+		trace_hook_dequeue(d, p);
 }
 
 /* The device whose transmission ends first, or NULL. */
@@ -396,6 +402,8 @@ static void dev_tx_done(struct dev *d)
 
 	d->on_wire = NULL;
 	p->t_depart = d->sim->now + d->delay_ns;
+	if (p->traced)
+		trace_hook_tx_end(d, p);
 	if (stats_sent(&d->st, p))
 		sim_fail(d->sim, -ENOMEM, "out of memory");
 	finish(d, p);
@@ -416,6 +424,9 @@ static void arrival(struct sim *s, struct sim_source *ss)
 	ss->read++;
 	if (sp->reject) {
 		stats_rejected(&d->st, sp->reject);
+		if (s->trace)
+			trace_hook_reject(d, (int)(ss - s->srcs), sp->seq, sp->data, sp->caplen, sp->len,
+					  sp->reject);
 	} else if (!(p = pkt_pool_new(&s->pool, sp->data, sp->caplen, sp->len))) {
 		sim_fail(s, -ENOMEM, "out of memory");
 		return;
@@ -428,6 +439,8 @@ static void arrival(struct sim *s, struct sim_source *ss)
 		p->src_seq = sp->seq;
 		p->t_arrive = s->now;
 		p->leaf_classid = d->root->handle; /* a classful root names the class */
+		if (s->trace)
+			trace_hook_arrival(d, p, p->source, sp->data, sp->caplen, sp->len);
 		d->classified = 0;
 		d->root->ops->enqueue(d->root, p);
 		if (!d->classified) {
@@ -436,6 +449,8 @@ static void arrival(struct sim *s, struct sim_source *ss)
 
 			record_verdict(d, &unclassified);
 		}
+		if (s->trace)
+			trace_hook_arrival_done(d);
 		dev_kick(d);
 	}
 	r = ss->src->ops->next(ss->src, sp, err, sizeof(err));

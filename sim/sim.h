@@ -53,6 +53,7 @@ struct sim_config {
 };
 void sim_config_default(struct sim_config *c);
 
+struct trace;
 struct ev_heap;
 struct sim {
 	struct sim_config cfg;
@@ -83,6 +84,10 @@ struct sim {
 	/* called for every packet that leaves (sent or dropped), if set */
 	void (*on_done)(void *arg, const struct dev *d, const struct pkt *p);
 	void *on_done_arg;
+	/* per-packet tracing (trace.h), NULL = off; the tracer every device's
+	 * qdiscs report to */
+	struct trace *trace;
+	const struct qdisc_tracer *qtracer;
 };
 
 int sim_init(struct sim *s, const struct sim_config *cfg);

@@ -172,6 +172,27 @@ printf 'local sim = tcsim.sim{}\n\nlocal eth0 = sim:dev("eth0", { rate = "1mbps"
 expect_out "lint bps" "$T_TMP/bps.lua:3: warning: 1mbps is 8 Mbit/s (tc reads \"bps\" as bytes per second); write 1mbit if you meant bits
 lint: $T_TMP/bps.lua: 1 warning" $TCSIM lint "$T_TMP/bps.lua"
 
+# explain and trace from scenarios
+if expect_status "explain scenario" 0 $TCSIM explain scenarios/ssh_http_tcpdump.lua --packet 5; then
+	grep -q "returned 262144 = match, and cls_bpf takes the return value itself as the classid: 4:0" "$T_TMP/out" &&
+		grep -q "so prio falls back to priomap\[0\] = 1" "$T_TMP/out" && ok || bad "explain scenario: no 262144 / priomap[0]"
+fi
+if expect_status "explain --sim fixed" 0 $TCSIM explain scenarios/ssh_http_tcpdump.lua --sim fixed --packet 5; then
+	grep -q "returned -1 = match, the filter's flowid 1:1" "$T_TMP/out" && ok || bad "explain fixed: $(grep pref "$T_TMP/out" | head -2)"
+fi
+expect_err "explain no sim" "creates no simulation named 'nope'" $TCSIM explain scenarios/ssh_http.lua --packet 1 --sim nope
+expect_err "explain range" "capture 3 \(scenarios/captures/icmp_5_pings.pcap\) has only 10 packets" $TCSIM explain scenarios/ssh_http.lua --packet 3:11
+printf 'local sim = tcsim.sim{}\nlocal eth0 = sim:dev("eth0", { rate = "1mbit" })\neth0:tc("qdisc add dev eth0 root handle 1: prio")\nsim:trace{ file = arg[1], filter = "udp port 53" }\nsim:traffic{ pps = 100, count = 10, proto = "udp", dport = 53, size = 100 }\nsim:traffic{ pps = 100, count = 10, proto = "udp", dport = 80, size = 100 }\nsim:run()\n' >"$T_TMP/tr.lua"
+if expect_status "lua trace" 0 $TCSIM "$T_TMP/tr.lua" -- "$T_TMP/lua.trace"; then
+	# 10 DNS packets, each: arrive classify enqueue dequeue tx_start tx_end
+	n=$(grep -c " arrive " "$T_TMP/lua.trace"); m=$(grep -c "dport\\|\\.80:" "$T_TMP/lua.trace")
+	[ "$n" = 10 ] && [ "$(wc -l <"$T_TMP/lua.trace")" = 60 ] && ! grep -q "\\.80: " "$T_TMP/lua.trace" && ok ||
+		bad "lua trace: $n arrivals, $(wc -l <"$T_TMP/lua.trace") lines"
+fi
+printf 'error("late")\n' >>"$T_TMP/tr.lua"
+expect_status "lua trace, failed scenario" 1 $TCSIM "$T_TMP/tr.lua" -- "$T_TMP/lua2.trace"
+if ls "$T_TMP"/lua2.trace* >/dev/null 2>&1; then bad "a failed scenario left a trace file"; else ok; fi
+
 # 6. every example of docs/lua-api.md runs, and prints what its "-->" says
 D=$T_TMP/doc
 mkdir -p "$D"

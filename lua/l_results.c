@@ -35,6 +35,8 @@ static const char *array_key(const char *array)
 		return "classid";
 	if (!strcmp(array, "qdiscs"))
 		return "handle";
+	if (!strcmp(array, "sources"))
+		return "name";
 	return NULL;
 }
 

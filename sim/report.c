@@ -170,6 +170,23 @@ static void text_device(const struct dev *d, FILE *out)
 		text_hist_row(out, &c->total_delay);
 		fputc('\n', out);
 	}
+	if (st->nsources) {
+		fprintf(out, "\n%-20s %8s %8s %8s %8s %12s | %-59s | %s\n", "source", "arrived", "rejected", "sent",
+			"dropped", "bytes sent", "queue delay (us): min mean p50 p90 p99 max",
+			"total delay (us): min mean p50 p90 p99 max");
+		for (int i = 0; i < st->nsources; i++) {
+			const struct source_stats *so = &st->sources[i];
+
+			if (!so->used)
+				continue;
+			fprintf(out, "%-20s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %12" PRIu64 " |",
+				so->name, so->arrived, so->rejected, so->packets, so->drops, so->bytes);
+			text_hist_row(out, &so->queue_delay);
+			fputs(" |", out);
+			text_hist_row(out, &so->total_delay);
+			fputc('\n', out);
+		}
+	}
 	nv = merge_verdicts(st, &v);
 	fputs("\nverdicts:", out);
 	for (int i = 0; i < nv; i++)
@@ -306,6 +323,24 @@ static void json_device(const struct dev *d, FILE *out)
 		fputs(", \"total\": ", out);
 		json_hist(out, &c->total_delay);
 		fputs("}}", out);
+	}
+	fputs("\n      ],\n      \"sources\": [", out);
+	for (int i = 0, sfirst = 1; i < st->nsources; i++) {
+		const struct source_stats *so = &st->sources[i];
+
+		if (!so->used)
+			continue;
+		fprintf(out, "%s\n        {\"name\": ", sfirst ? "" : ",");
+		json_str(out, so->name);
+		fprintf(out,
+			", \"arrived\": %" PRIu64 ", \"rejected\": %" PRIu64 ", \"packets\": %" PRIu64
+			", \"bytes\": %" PRIu64 ", \"drops\": %" PRIu64 ", \"delay_ns\": {\"queue\": ",
+			so->arrived, so->rejected, so->packets, so->bytes, so->drops);
+		json_hist(out, &so->queue_delay);
+		fputs(", \"total\": ", out);
+		json_hist(out, &so->total_delay);
+		fputs("}}", out);
+		sfirst = 0;
 	}
 	fputs("\n      ],\n      \"verdicts\": {", out);
 	nv = merge_verdicts(st, &v);

@@ -422,6 +422,10 @@ static void arrival(struct sim *s, struct sim_source *ss)
 	if (d->st.arrived == 1)
 		d->st.first_arrival = s->now;
 	ss->read++;
+	if (stats_source_arrived(&d->st, (int)(ss - s->srcs), ss->src->name, sp->reject != NULL)) {
+		sim_fail(s, -ENOMEM, "out of memory");
+		return;
+	}
 	if (sp->reject) {
 		stats_rejected(&d->st, sp->reject);
 		if (s->trace)

@@ -1,6 +1,7 @@
 /* stats.c - histograms and per-class, per-verdict accounting. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,9 +116,41 @@ struct class_stats *stats_class(struct dev_stats *st, uint32_t classid)
 	return c;
 }
 
+static struct source_stats *source_of(struct dev_stats *st, int src)
+{
+	return src >= 0 && src < st->nsources ? &st->sources[src] : NULL;
+}
+
+int stats_source_arrived(struct dev_stats *st, int src, const char *name, int rejected)
+{
+	struct source_stats *s;
+
+	if (src < 0)
+		return 0;
+	if (src >= st->nsources) {
+		s = realloc(st->sources, (size_t)(src + 1) * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		memset(s + st->nsources, 0, (size_t)(src + 1 - st->nsources) * sizeof(*s));
+		st->sources = s;
+		st->nsources = src + 1;
+	}
+	s = &st->sources[src];
+	if (!s->used) {
+		const char *base = name ? strrchr(name, '/') : NULL;
+
+		s->used = 1;
+		snprintf(s->name, sizeof(s->name), "%s", base ? base + 1 : name ? name : "");
+	}
+	s->arrived++;
+	s->rejected += rejected != 0;
+	return 0;
+}
+
 int stats_sent(struct dev_stats *st, const struct pkt *p)
 {
 	struct class_stats *c = stats_class(st, p->leaf_classid);
+	struct source_stats *s = source_of(st, p->source);
 
 	st->sent++;
 	st->sent_bytes += p->len;
@@ -125,6 +158,13 @@ int stats_sent(struct dev_stats *st, const struct pkt *p)
 		st->last_departure = p->t_depart;
 	if (!c)
 		return -ENOMEM;
+	if (s) {
+		s->packets++;
+		s->bytes += p->len;
+		if (hist_add(&s->queue_delay, p->t_dequeue - p->t_arrive) ||
+		    hist_add(&s->total_delay, p->t_depart - p->t_arrive))
+			return -ENOMEM;
+	}
 	c->packets++;
 	c->bytes += p->len;
 	if (hist_add(&c->queue_delay, p->t_dequeue - p->t_arrive) ||
@@ -136,10 +176,15 @@ int stats_sent(struct dev_stats *st, const struct pkt *p)
 int stats_dropped(struct dev_stats *st, const struct pkt *p)
 {
 	struct class_stats *c = stats_class(st, p->leaf_classid);
+	struct source_stats *s = source_of(st, p->source);
 
 	st->dropped++;
 	st->dropped_bytes += p->len;
 	st->drops_by[p->drop < DROP_REASONS ? p->drop : DROP_NONE]++;
+	if (s) {
+		s->drops++;
+		s->drop_bytes += p->len;
+	}
 	if (!c)
 		return -ENOMEM;
 	c->drops++;
@@ -193,6 +238,11 @@ void stats_free(struct dev_stats *st)
 		hist_free(&st->classes[i].queue_delay);
 		hist_free(&st->classes[i].total_delay);
 	}
+	for (int i = 0; i < st->nsources; i++) {
+		hist_free(&st->sources[i].queue_delay);
+		hist_free(&st->sources[i].total_delay);
+	}
+	free(st->sources);
 	free(st->classes);
 	free(st->verdicts);
 	memset(st, 0, sizeof(*st));

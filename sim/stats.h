@@ -38,6 +38,17 @@ struct class_stats {
 	struct hist queue_delay, total_delay;
 };
 
+/* Per source feeding the device (a capture or a synthetic stream), indexed
+ * by the simulation's source number: what it offered and what became of it. */
+struct source_stats {
+	int used;         /* this source feeds the device */
+	char name[64];    /* the capture's file name (no folders) or the stream's name */
+	uint64_t arrived, rejected;
+	uint64_t packets, bytes; /* sent */
+	uint64_t drops, drop_bytes;
+	struct hist queue_delay, total_delay;
+};
+
 struct verdict_count {
 	enum pkt_verdict_kind kind;
 	uint32_t classid;
@@ -58,6 +69,8 @@ struct dev_stats {
 	struct verdict_count *verdicts;
 	int nverdicts;
 	int class_hint; /* index of the class last looked up (a guess) */
+	struct source_stats *sources; /* [nsources], by source number */
+	int nsources;
 	uint64_t first_arrival, last_departure;
 };
 
@@ -66,6 +79,8 @@ int stats_sent(struct dev_stats *st, const struct pkt *p);
 int stats_dropped(struct dev_stats *st, const struct pkt *p);
 int stats_classified(struct dev_stats *st, const struct pkt *p);
 int stats_rejected(struct dev_stats *st, const char *why);
+/* A packet of source `src` (named `name`) arrived, or was rejected. */
+int stats_source_arrived(struct dev_stats *st, int src, const char *name, int rejected);
 void stats_free(struct dev_stats *st);
 struct class_stats *stats_class(struct dev_stats *st, uint32_t classid);
 

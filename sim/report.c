@@ -176,15 +176,20 @@ static void text_device(const struct dev *d, FILE *out)
 			"total delay (us): min mean p50 p90 p99 max");
 		for (int i = 0; i < st->nsources; i++) {
 			const struct source_stats *so = &st->sources[i];
+			const struct hist *q, *t;
+			struct hist tq, tt;
 
 			if (!so->used)
 				continue;
 			fprintf(out, "%-20s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %12" PRIu64 " |",
 				so->name, so->arrived, so->rejected, so->packets, so->drops, so->bytes);
-			text_hist_row(out, &so->queue_delay);
+			stats_source_delays(st, i, &tq, &tt, &q, &t); /* empty rows if out of memory */
+			text_hist_row(out, q);
 			fputs(" |", out);
-			text_hist_row(out, &so->total_delay);
+			text_hist_row(out, t);
 			fputc('\n', out);
+			hist_free(&tq);
+			hist_free(&tt);
 		}
 	}
 	nv = merge_verdicts(st, &v);
@@ -327,6 +332,8 @@ static void json_device(const struct dev *d, FILE *out)
 	fputs("\n      ],\n      \"sources\": [", out);
 	for (int i = 0, sfirst = 1; i < st->nsources; i++) {
 		const struct source_stats *so = &st->sources[i];
+		const struct hist *q, *t;
+		struct hist tq, tt;
 
 		if (!so->used)
 			continue;
@@ -336,9 +343,12 @@ static void json_device(const struct dev *d, FILE *out)
 			", \"arrived\": %" PRIu64 ", \"rejected\": %" PRIu64 ", \"packets\": %" PRIu64
 			", \"bytes\": %" PRIu64 ", \"drops\": %" PRIu64 ", \"delay_ns\": {\"queue\": ",
 			so->arrived, so->rejected, so->packets, so->bytes, so->drops);
-		json_hist(out, &so->queue_delay);
+		stats_source_delays(st, i, &tq, &tt, &q, &t);
+		json_hist(out, q);
 		fputs(", \"total\": ", out);
-		json_hist(out, &so->total_delay);
+		json_hist(out, t);
+		hist_free(&tq);
+		hist_free(&tt);
 		fputs("}}", out);
 		sfirst = 0;
 	}

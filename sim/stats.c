@@ -7,16 +7,6 @@
 
 #include "stats.h"
 
-static unsigned bucket_of(uint64_t v)
-{
-	unsigned e;
-
-	if (v < 2 * HIST_SUB)
-		return (unsigned)v;
-	e = 63 - (unsigned)__builtin_clzll(v) - 7; /* v >> e in [128, 256) */
-	return e * HIST_SUB + (unsigned)(v >> e);
-}
-
 static uint64_t bucket_low(unsigned b)
 {
 	unsigned e;
@@ -27,7 +17,7 @@ static uint64_t bucket_low(unsigned b)
 	return (uint64_t)(b - e * HIST_SUB) << e;
 }
 
-int hist_add(struct hist *h, uint64_t v)
+int hist_add_slow(struct hist *h, uint64_t v)
 {
 	if (!h->b) {
 		h->b = calloc(HIST_BUCKETS, sizeof(*h->b));
@@ -48,7 +38,7 @@ int hist_add(struct hist *h, uint64_t v)
 		h->min = v;
 	if (v > h->max)
 		h->max = v;
-	h->b[bucket_of(v)]++;
+	h->b[hist_bucket_of(v)]++;
 	return 0;
 }
 
@@ -121,7 +111,64 @@ static struct source_stats *source_of(struct dev_stats *st, int src)
 	return src >= 0 && src < st->nsources ? &st->sources[src] : NULL;
 }
 
-int stats_source_arrived(struct dev_stats *st, int src, const char *name, int rejected)
+/* Adds every sample of `from` to `to` (same buckets: exact). */
+static int hist_merge(struct hist *to, const struct hist *from)
+{
+	if (!from->n)
+		return 0;
+	if (!to->b) {
+		to->b = calloc(HIST_BUCKETS, sizeof(*to->b));
+		if (!to->b)
+			return -ENOMEM;
+		to->min = from->min;
+		to->max = from->max;
+	}
+	for (unsigned i = 0; i < HIST_BUCKETS; i++)
+		to->b[i] += from->b[i];
+	if (from->min < to->min)
+		to->min = from->min;
+	if (from->max > to->max)
+		to->max = from->max;
+	to->n += from->n;
+	if (!to->wide && !from->wide && !__builtin_add_overflow(to->sum_u64, from->sum_u64, &to->sum_u64))
+		return 0;
+	{
+		long double a = to->wide ? to->sum_wide : (long double)to->sum_u64;
+		long double b = from->wide ? from->sum_wide : (long double)from->sum_u64;
+
+		if (!to->wide && !from->wide) /* the add overflowed: undo its wrap */
+			a = (long double)(to->sum_u64 - from->sum_u64);
+		to->sum_wide = a + b;
+		to->wide = 1;
+	}
+	return 0;
+}
+
+/* The classes' delays together: every sent packet of the device. */
+static int merge_classes(const struct dev_stats *st, struct hist *q, struct hist *t)
+{
+	for (int i = 0; i < st->nclasses; i++)
+		if (hist_merge(q, &st->classes[i].queue_delay) || hist_merge(t, &st->classes[i].total_delay))
+			return -ENOMEM;
+	return 0;
+}
+
+int stats_source_delays(const struct dev_stats *st, int i, struct hist *tmp_q, struct hist *tmp_t,
+			const struct hist **q, const struct hist **t)
+{
+	memset(tmp_q, 0, sizeof(*tmp_q));
+	memset(tmp_t, 0, sizeof(*tmp_t));
+	if (st->multi_source) {
+		*q = &st->sources[i].queue_delay;
+		*t = &st->sources[i].total_delay;
+		return 0;
+	}
+	*q = tmp_q;
+	*t = tmp_t;
+	return merge_classes(st, tmp_q, tmp_t);
+}
+
+int stats_source_arrived_slow(struct dev_stats *st, int src, const char *name, int rejected)
 {
 	struct source_stats *s;
 
@@ -137,6 +184,17 @@ int stats_source_arrived(struct dev_stats *st, int src, const char *name, int re
 	}
 	s = &st->sources[src];
 	if (!s->used) {
+		/* a second source: the first one's delays so far are all of the
+		 * device's, and from now on each keeps its own */
+		if (!st->multi_source) {
+			for (int i = 0; i < st->nsources; i++)
+				if (i != src && st->sources[i].used) {
+					if (merge_classes(st, &st->sources[i].queue_delay,
+							  &st->sources[i].total_delay))
+						return -ENOMEM;
+					st->multi_source = 1;
+				}
+		}
 		const char *base = name ? strrchr(name, '/') : NULL;
 
 		s->used = 1;
@@ -161,8 +219,8 @@ int stats_sent(struct dev_stats *st, const struct pkt *p)
 	if (s) {
 		s->packets++;
 		s->bytes += p->len;
-		if (hist_add(&s->queue_delay, p->t_dequeue - p->t_arrive) ||
-		    hist_add(&s->total_delay, p->t_depart - p->t_arrive))
+		if (st->multi_source && (hist_add(&s->queue_delay, p->t_dequeue - p->t_arrive) ||
+					 hist_add(&s->total_delay, p->t_depart - p->t_arrive)))
 			return -ENOMEM;
 	}
 	c->packets++;

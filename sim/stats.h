@@ -25,7 +25,35 @@ struct hist {
 	int wide;
 	uint32_t *b; /* allocated on the first sample */
 };
-int hist_add(struct hist *h, uint64_t v);
+/* Adds a sample: 0, or -ENOMEM (the first sample allocates). */
+int hist_add_slow(struct hist *h, uint64_t v);
+
+static inline unsigned hist_bucket_of(uint64_t v)
+{
+	unsigned e;
+
+	if (v < 2 * HIST_SUB)
+		return (unsigned)v;
+	e = 63 - (unsigned)__builtin_clzll(v) - 7; /* v >> e in [128, 256) */
+	return e * HIST_SUB + (unsigned)(v >> e);
+}
+
+static inline int hist_add(struct hist *h, uint64_t v)
+{
+	uint64_t sum;
+
+	/* the common case inline: allocated, the sum still an exact integer */
+	if (!h->b || h->wide || __builtin_add_overflow(h->sum_u64, v, &sum))
+		return hist_add_slow(h, v);
+	h->sum_u64 = sum;
+	h->n++;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	h->b[hist_bucket_of(v)]++;
+	return 0;
+}
 /* The q-quantile (0..1): the lower edge of the bucket holding it. */
 uint64_t hist_quantile(const struct hist *h, double q);
 double hist_mean(const struct hist *h);
@@ -71,6 +99,10 @@ struct dev_stats {
 	int class_hint; /* index of the class last looked up (a guess) */
 	struct source_stats *sources; /* [nsources], by source number */
 	int nsources;
+	/* Per-source delays are recorded only once two sources feed the device:
+	 * with one, its delays are those of every class together (merged when
+	 * read, stats_source_delays), which keeps the common case cheap. */
+	int multi_source;
 	uint64_t first_arrival, last_departure;
 };
 
@@ -80,8 +112,22 @@ int stats_dropped(struct dev_stats *st, const struct pkt *p);
 int stats_classified(struct dev_stats *st, const struct pkt *p);
 int stats_rejected(struct dev_stats *st, const char *why);
 /* A packet of source `src` (named `name`) arrived, or was rejected. */
-int stats_source_arrived(struct dev_stats *st, int src, const char *name, int rejected);
+int stats_source_arrived_slow(struct dev_stats *st, int src, const char *name, int rejected);
+static inline int stats_source_arrived(struct dev_stats *st, int src, const char *name, int rejected)
+{
+	if (src >= 0 && src < st->nsources && st->sources[src].used) {
+		st->sources[src].arrived++;
+		st->sources[src].rejected += rejected != 0;
+		return 0;
+	}
+	return stats_source_arrived_slow(st, src, name, rejected);
+}
 void stats_free(struct dev_stats *st);
+/* The queue and total delays of source i: its own histograms, or (while
+ * it is the device's only source) the classes' merged into tmp_q/tmp_t.
+ * 0, or -ENOMEM. Free tmp_q/tmp_t with hist_free afterwards. */
+int stats_source_delays(const struct dev_stats *st, int i, struct hist *tmp_q, struct hist *tmp_t,
+			const struct hist **q, const struct hist **t);
 struct class_stats *stats_class(struct dev_stats *st, uint32_t classid);
 
 #endif

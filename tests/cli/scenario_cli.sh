@@ -77,6 +77,8 @@ if cmp -s "$T_TMP/g3" "$G/ssh_http.json"; then ok; else bad "--write-golden diff
 # 4. the API against hand-computed values
 expect_status "api_steps" 0 $TCSIM $L/api_steps.lua &&
 	{ grep -q '^expectations: 23 passed, 0 failed$' "$T_TMP/out" && ok || bad "api_steps: $(tail -1 "$T_TMP/out")"; }
+expect_status "api_sources" 0 $TCSIM $L/api_sources.lua &&
+	{ grep -q '^expectations: 12 passed, 0 failed$' "$T_TMP/out" && ok || bad "api_sources: $(tail -1 "$T_TMP/out")"; }
 expect_status "api_save" 0 $TCSIM $L/api_save.lua -- "$T_TMP/saved.pcap" &&
 	{ grep -q '^expectations: 10 passed, 0 failed$' "$T_TMP/out" && ok || bad "api_save: $(tail -1 "$T_TMP/out")"; }
 if [ -f "$T_TMP/saved.pcap" ] && tcpdump -r "$T_TMP/saved.pcap" -nn 2>/dev/null | head -1 | grep -q '192.0.2.1.4000[012] > 198.51.100.7.22: Flags \[P.\]'; then ok

@@ -479,7 +479,11 @@ int scenario_main(const struct scenario_opts *o)
 		}
 		if (o->json && write_whole(o->json, doc, len, "--json"))
 			rc = 1;
-		if (o->write_golden) {
+		if (o->write_golden && sc.failed) {
+			/* a golden records results someone checked: not failing ones */
+			fprintf(stderr, "tcsim check: %s not written: the scenario's expectations failed\n",
+				o->write_golden);
+		} else if (o->write_golden) {
 			if (write_whole(o->write_golden, doc, len, "--write-golden"))
 				rc = 1;
 			else

@@ -71,6 +71,8 @@ expect_status "latency exact" 1 $TCSIM check scenarios/ssh_http.lua --expect "$T
 expect_status "latency within 1%" 0 $TCSIM check scenarios/ssh_http.lua --expect "$T_TMP/g2" --quiet --tolerance 1
 expect_status "latency within 2 ms" 0 $TCSIM check scenarios/ssh_http.lua --expect "$T_TMP/g2" --quiet --tolerance-ns 2000000
 expect_status "tolerance is not for counts" 1 $TCSIM check scenarios/ssh_http.lua --expect "$T_TMP/g1" --quiet --tolerance 50
+expect_status "no golden from a failing scenario" 1 $TCSIM check $L/api_fail.lua --write-golden "$T_TMP/gf" --quiet
+if [ -e "$T_TMP/gf" ]; then bad "a failing scenario wrote a golden"; else ok; fi
 expect_status "write-golden" 0 $TCSIM check scenarios/ssh_http.lua --write-golden "$T_TMP/g3" --quiet
 if cmp -s "$T_TMP/g3" "$G/ssh_http.json"; then ok; else bad "--write-golden differs from the golden"; fi
 

@@ -37,6 +37,7 @@
 #include <strings.h>
 
 #include "lint.h"
+#include "run_opts.h"
 #include "sim.h"
 #include "tc.h"
 
@@ -940,51 +941,26 @@ static const char usage_lint[] =
 	"  --rate R, --overhead B, --mtu N, --txqueuelen N, --delay T, --dev NAME,\n"
 	"  --kernel current|3.13, --sfq-allot units|bytes, --sfq-hash tuple|random, --seed N:\n"
 	"                   as tcsim run (a --rate in bps is bytes per second: a warning)\n"
-	"  the replay options of tcsim run and CAPTUREs are accepted and ignored\n"
+	"  the replay and output options of tcsim run and CAPTUREs are accepted (checked) and ignored\n"
 	"exit: 0, 1 (--strict and warnings), 2 (bad input)\n";
-
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	return errno || end == s || *end || *s == '-' ? -1 : 0;
-}
 
 int lint_main(int argc, char **argv)
 {
-	enum {
-		O_TC = 256, O_STRICT, O_RATE, O_OVERHEAD, O_MTU, O_TXQ, O_DELAY, O_DEV, O_SEED,
-		O_KERNEL, O_ALLOT, O_HASH, O_IGNORED_ARG, O_IGNORED, O_HELP,
-	};
-	static const struct option longopts[] = {
-		{"tc", required_argument, NULL, O_TC},
+	enum { O_STRICT = 256, O_IGNORED_ARG, O_HELP };
+	static const struct option own[] = {
 		{"strict", no_argument, NULL, O_STRICT},
-		{"rate", required_argument, NULL, O_RATE},
-		{"overhead", required_argument, NULL, O_OVERHEAD},
-		{"mtu", required_argument, NULL, O_MTU},
-		{"txqueuelen", required_argument, NULL, O_TXQ},
-		{"delay", required_argument, NULL, O_DELAY},
-		{"dev", required_argument, NULL, O_DEV},
-		{"seed", required_argument, NULL, O_SEED},
-		{"kernel", required_argument, NULL, O_KERNEL},
-		{"sfq-allot", required_argument, NULL, O_ALLOT},
-		{"sfq-hash", required_argument, NULL, O_HASH},
-		/* tcsim run's replay options: accepted, not used */
-		{"speed", required_argument, NULL, O_IGNORED_ARG},
-		{"pps", required_argument, NULL, O_IGNORED_ARG},
-		{"mbps", required_argument, NULL, O_IGNORED_ARG},
-		{"loop", required_argument, NULL, O_IGNORED_ARG},
-		{"limit", required_argument, NULL, O_IGNORED_ARG},
-		{"duration", required_argument, NULL, O_IGNORED_ARG},
-		{"priority", required_argument, NULL, O_IGNORED_ARG},
-		{"vlan", required_argument, NULL, O_IGNORED_ARG},
+		/* tcsim run's output options: accepted, not used */
 		{"json", required_argument, NULL, O_IGNORED_ARG},
-		{"topspeed", no_argument, NULL, O_IGNORED},
+		{"pcap-out", required_argument, NULL, O_IGNORED_ARG},
+		{"plot", required_argument, NULL, O_IGNORED_ARG},
+		{"plot-interval", required_argument, NULL, O_IGNORED_ARG},
+		{"trace", required_argument, NULL, O_IGNORED_ARG},
+		{"trace-filter", required_argument, NULL, O_IGNORED_ARG},
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
+	struct option longopts[48];
+	struct run_opts opts;
 	struct sim_config cfg;
 	struct sim s;
 	const char *tcfile = NULL, *rate = NULL, *devname = NULL;
@@ -994,57 +970,37 @@ int lint_main(int argc, char **argv)
 	FILE *devnull;
 	int c, li = 0, strict = 0, nwarn = 0, ret;
 
-	sim_config_default(&cfg);
+	run_opts_default(&opts);
+	run_opts_longopts(longopts, sizeof(longopts) / sizeof(longopts[0]), own);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", longopts, &li)) != -1) {
 		const char *a = optarg;
-		int bad = 0;
+		int bad = 0, r = run_opts_apply(&opts, c, a);
 
-		switch (c) {
-		case O_TC: tcfile = a; break;
-		case O_STRICT: strict = 1; break;
-		case O_RATE: rate = a; bad = tc_get_rate(&cfg.rate_bps, a); break;
-		case O_OVERHEAD: bad = tc_get_u32(&cfg.overhead, a, 0) || cfg.overhead > 65535; break;
-		case O_MTU: bad = tc_get_u32(&cfg.mtu, a, 0) || cfg.mtu < 68; break;
-		case O_TXQ: bad = tc_get_u32(&cfg.txqueuelen, a, 0); break;
-		case O_DELAY: bad = tc_get_time_ns(&cfg.delay_ns, a); break;
-		case O_DEV: devname = a; break;
-		case O_SEED: bad = parse_u64(a, &cfg.seed); break;
-		case O_KERNEL:
-			if (!strcmp(a, "current"))
-				cfg.kernel = BPF_KERNEL_CURRENT;
-			else if (!strcmp(a, "3.13"))
-				cfg.kernel = BPF_KERNEL_3_13;
-			else
-				bad = 1;
-			break;
-		case O_ALLOT:
-			if (!strcmp(a, "bytes") || !strcmp(a, "units"))
-				cfg.sfq_allot_bytes = !strcmp(a, "bytes");
-			else
-				bad = 1;
-			break;
-		case O_HASH:
-			if (!strcmp(a, "random") || !strcmp(a, "tuple"))
-				cfg.sfq_hash_random = !strcmp(a, "random");
-			else
-				bad = 1;
-			break;
-		case O_IGNORED_ARG:
-		case O_IGNORED: break;
-		case O_HELP: fputs(usage_lint, stdout); return 0;
-		default:
-			fprintf(stderr, "tcsim lint: unknown option or missing value '%s' (tcsim lint --help)\n",
-				argv[optind - 1]);
-			return 2;
-		}
+		if (r < 0)
+			bad = 1;
+		else if (r == 0)
+			switch (c) {
+			case O_STRICT: strict = 1; break;
+			case O_IGNORED_ARG: break;
+			case O_HELP: fputs(usage_lint, stdout); return 0;
+			default:
+				fprintf(stderr,
+					"tcsim lint: unknown option or missing value '%s' (tcsim lint --help)\n",
+					argv[optind - 1]);
+				return 2;
+			}
 		if (bad) {
 			fprintf(stderr, "tcsim lint: --%s '%s': not a valid value (tcsim lint --help)\n",
 				longopts[li].name, a);
 			return 2;
 		}
 	}
+	cfg = opts.cfg;
+	tcfile = opts.tcfile;
+	rate = opts.rate;
+	devname = opts.devname;
 	if (!tcfile) {
 		fprintf(stderr, "tcsim lint: give --tc FILE (tcsim lint --help)\n");
 		return 2;

@@ -12,6 +12,7 @@
 #include "capture.h"
 #include "rng.h"
 #include "report.h"
+#include "run_opts.h"
 #include "scenario.h"
 #include "nl_import.h"
 #include "kcheck.h"
@@ -75,15 +76,6 @@ static int filter_load(const struct filter_arg *f, struct sock_filter **insns,
 	}
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	return errno || end == s || *end || *s == '-' ? -1 : 0;
-}
-
 /* Common option parsing for the bpf subcommands; returns optind or -1. */
 static int parse_bpf_opts(int argc, char **argv, struct bpf_opts *o)
 {
@@ -128,13 +120,13 @@ static int parse_bpf_opts(int argc, char **argv, struct bpf_opts *o)
 			}
 			break;
 		case 't':
-			if (parse_u64(optarg, &o->trace) || o->trace == 0) {
+			if (opt_parse_u64(optarg, &o->trace) || o->trace == 0) {
 				fprintf(stderr, "tcsim: --trace '%s': a packet number from 1\n", optarg);
 				return -1;
 			}
 			break;
 		case 's':
-			if (parse_u64(optarg, &o->seed)) {
+			if (opt_parse_u64(optarg, &o->seed)) {
 				fprintf(stderr, "tcsim: --seed '%s': not a number\n", optarg);
 				return -1;
 			}
@@ -397,26 +389,6 @@ static const char usage_run[] =
 	"                   before the report\n"
 	"  --trace-filter EXPR  trace only the packets this tcpdump expression accepts\n";
 
-static int parse_kernel(const char *s, enum bpf_kernel *k)
-{
-	if (!strcmp(s, "current"))
-		*k = BPF_KERNEL_CURRENT;
-	else if (!strcmp(s, "3.13"))
-		*k = BPF_KERNEL_3_13;
-	else
-		return -1;
-	return 0;
-}
-
-static int parse_double(const char *s, double *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtod(s, &end);
-	return errno || end == s || *end || *out <= 0 ? -1 : 0;
-}
-
 /* The JSON report goes to a temporary file opened before the run, renamed
  * into place only when everything succeeded: a failure leaves nothing. */
 struct json_out {
@@ -466,32 +438,8 @@ static int json_commit(struct json_out *j, const struct sim *s)
 
 static int cmd_sim_run(int argc, char **argv)
 {
-	enum {
-		O_TC = 256, O_RATE, O_OVERHEAD, O_MTU, O_TXQ, O_DELAY, O_DEV, O_SPEED, O_PPS, O_MBPS,
-		O_TOPSPEED, O_LOOP, O_LIMIT, O_DURATION, O_PRIORITY, O_VLAN, O_SEED, O_KERNEL,
-		O_ALLOT, O_HASH, O_JSON, O_PCAP, O_PLOT, O_PLOTINT, O_TRACE, O_TFILTER, O_HELP,
-	};
-	static const struct option longopts[] = {
-		{"tc", required_argument, NULL, O_TC},
-		{"rate", required_argument, NULL, O_RATE},
-		{"overhead", required_argument, NULL, O_OVERHEAD},
-		{"mtu", required_argument, NULL, O_MTU},
-		{"txqueuelen", required_argument, NULL, O_TXQ},
-		{"delay", required_argument, NULL, O_DELAY},
-		{"dev", required_argument, NULL, O_DEV},
-		{"speed", required_argument, NULL, O_SPEED},
-		{"pps", required_argument, NULL, O_PPS},
-		{"mbps", required_argument, NULL, O_MBPS},
-		{"topspeed", no_argument, NULL, O_TOPSPEED},
-		{"loop", required_argument, NULL, O_LOOP},
-		{"limit", required_argument, NULL, O_LIMIT},
-		{"duration", required_argument, NULL, O_DURATION},
-		{"priority", required_argument, NULL, O_PRIORITY},
-		{"vlan", required_argument, NULL, O_VLAN},
-		{"seed", required_argument, NULL, O_SEED},
-		{"kernel", required_argument, NULL, O_KERNEL},
-		{"sfq-allot", required_argument, NULL, O_ALLOT},
-		{"sfq-hash", required_argument, NULL, O_HASH},
+	enum { O_JSON = 256, O_PCAP, O_PLOT, O_PLOTINT, O_TRACE, O_TFILTER, O_HELP };
+	static const struct option own[] = {
 		{"json", required_argument, NULL, O_JSON},
 		{"trace", required_argument, NULL, O_TRACE},
 		{"trace-filter", required_argument, NULL, O_TFILTER},
@@ -501,6 +449,8 @@ static int cmd_sim_run(int argc, char **argv)
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
+	struct option longopts[48];
+	struct run_opts opts;
 	struct sim_config cfg;
 	struct replay_opts ro;
 	struct sim s;
@@ -514,86 +464,42 @@ static int cmd_sim_run(int argc, char **argv)
 	FILE *tcmem;
 	const char *tcfile = NULL, *json = NULL, *devname = NULL;
 	char err[1024];
-	uint32_t u32;
 	int c, li = 0, rc = 1;
 
-	sim_config_default(&cfg);
-	replay_opts_default(&ro);
+	run_opts_default(&opts);
+	run_opts_longopts(longopts, sizeof(longopts) / sizeof(longopts[0]), own);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+", longopts, &li)) != -1) {
 		const char *a = optarg;
-		int bad = 0;
+		int bad = 0, r = run_opts_apply(&opts, c, a);
 
-		switch (c) {
-		case O_TC: tcfile = a; break;
-		case O_RATE: bad = tc_get_rate(&cfg.rate_bps, a); break;
-		case O_OVERHEAD: bad = tc_get_u32(&cfg.overhead, a, 0) || cfg.overhead > 65535; break;
-		case O_MTU: bad = tc_get_u32(&cfg.mtu, a, 0) || cfg.mtu < 68; break;
-		case O_TXQ: bad = tc_get_u32(&cfg.txqueuelen, a, 0); break;
-		case O_DELAY: bad = tc_get_time_ns(&cfg.delay_ns, a); break;
-		case O_DEV: devname = a; break;
-		case O_SPEED: bad = parse_double(a, &ro.speed); break;
-		case O_PPS: bad = parse_double(a, &ro.pps); break;
-		case O_MBPS: bad = parse_double(a, &ro.mbps); break;
-		case O_TOPSPEED: ro.topspeed = 1; break;
-		case O_LOOP: bad = parse_u64(a, &ro.loop); break; /* 0 = forever */
-		case O_LIMIT: bad = parse_u64(a, &ro.limit) || ro.limit == 0; break;
-		case O_DURATION: bad = tc_get_time_ns(&ro.duration_ns, a); break;
-		case O_PRIORITY:
-			if (!strcmp(a, "forward")) {
-				ro.prio_mode = PRIO_FORWARD;
-			} else if (strchr(a, ':') ? !tc_get_classid(&u32, a) : !tc_get_u32(&u32, a, 0)) {
-				ro.prio_mode = PRIO_FIXED;
-				ro.priority = u32;
-			} else {
-				bad = 1;
+		if (r < 0)
+			bad = 1;
+		else if (r == 0)
+			switch (c) {
+			case O_JSON: json = a; break;
+			case O_TRACE: trace_path = a; break;
+			case O_TFILTER: trace_filter = a; break;
+			case O_PCAP: oo.pcap_dir = a; break;
+			case O_PLOT: oo.plot_dir = a; break;
+			case O_PLOTINT: bad = tc_get_time_ns(&oo.interval_ns, a) || !oo.interval_ns; break;
+			case O_HELP: fputs(usage_run, stdout); return 0;
+			default:
+				fprintf(stderr, "tcsim run: unknown option or missing value '%s' (tcsim run --help)\n",
+					argv[optind - 1]);
+				return 2;
 			}
-			break;
-		case O_VLAN:
-			if (!strcmp(a, "offload"))
-				ro.vlan_inline = 0;
-			else if (!strcmp(a, "inline"))
-				ro.vlan_inline = 1;
-			else
-				bad = 1;
-			break;
-		case O_SEED: bad = parse_u64(a, &cfg.seed); break;
-		case O_KERNEL: bad = parse_kernel(a, &cfg.kernel); break;
-		case O_ALLOT:
-			if (!strcmp(a, "bytes"))
-				cfg.sfq_allot_bytes = 1;
-			else if (!strcmp(a, "units"))
-				cfg.sfq_allot_bytes = 0;
-			else
-				bad = 1;
-			break;
-		case O_HASH:
-			if (!strcmp(a, "random"))
-				cfg.sfq_hash_random = 1;
-			else if (!strcmp(a, "tuple"))
-				cfg.sfq_hash_random = 0;
-			else
-				bad = 1;
-			break;
-		case O_JSON: json = a; break;
-		case O_TRACE: trace_path = a; break;
-		case O_TFILTER: trace_filter = a; break;
-		case O_PCAP: oo.pcap_dir = a; break;
-		case O_PLOT: oo.plot_dir = a; break;
-		case O_PLOTINT: bad = tc_get_time_ns(&oo.interval_ns, a) || !oo.interval_ns; break;
-		case O_HELP: fputs(usage_run, stdout); return 0;
-		default:
-			fprintf(stderr, "tcsim run: unknown option or missing value '%s' (tcsim run --help)\n",
-				argv[optind - 1]);
-			return 2;
-		}
 		if (bad) {
 			fprintf(stderr, "tcsim run: --%s '%s': not a valid value (tcsim run --help)\n",
 				longopts[li].name, a);
 			return 2;
 		}
 	}
+	cfg = opts.cfg;
+	ro = opts.ro;
+	tcfile = opts.tcfile;
+	devname = opts.devname;
 	if (!tcfile || optind >= argc) {
 		fprintf(stderr, "tcsim run: give --tc FILE and at least one CAPTURE (tcsim run --help)\n");
 		return 2;
@@ -757,22 +663,22 @@ static int cmd_scenario(int argc, char **argv, int check)
 
 		switch (c) {
 		case O_SEED:
-			bad = parse_u64(a, &o.seed);
+			bad = opt_parse_u64(a, &o.seed);
 			o.has_seed = 1;
 			break;
 		case O_JSON: o.json = a; break;
 		case O_EXPECT: o.expect = a; bad = !check; break;
 		case O_WRITE: o.write_golden = a; bad = !check; break;
 		case O_TOL:
-			bad = !check || parse_double(a, &d) || d < 0;
+			bad = !check || opt_parse_positive(a, &d) || d < 0;
 			o.tol_rel = d / 100.0;
 			break;
 		case O_TOLNS:
-			bad = !check || parse_u64(a, &u);
+			bad = !check || opt_parse_u64(a, &u);
 			o.tol_abs_ns = u;
 			break;
 		case O_MAXL:
-			bad = !check || parse_u64(a, &u) || u > 1000000;
+			bad = !check || opt_parse_u64(a, &u) || u > 1000000;
 			o.max_diff_lines = (int)u;
 			break;
 		case O_QUIET: o.quiet = 1; bad = !check; break;
@@ -829,7 +735,7 @@ static int cmd_lint_lua(int argc, char **argv)
 			o.strict = 1;
 			continue;
 		}
-		if (!strcmp(argv[i], "--seed") && i + 1 < argc && !parse_u64(argv[i + 1], &o.seed)) {
+		if (!strcmp(argv[i], "--seed") && i + 1 < argc && !opt_parse_u64(argv[i + 1], &o.seed)) {
 			o.has_seed = 1;
 			i++;
 			continue;
@@ -865,18 +771,18 @@ static int cmd_explain_lua(int argc, char **argv)
 
 			if (colon) {
 				snprintf(buf, sizeof(buf), "%.*s", (int)(colon - p), p);
-				if (parse_u64(buf, &k) || !k || k > SIM_MAX_SOURCES)
+				if (opt_parse_u64(buf, &k) || !k || k > SIM_MAX_SOURCES)
 					goto bad;
 				p = colon + 1;
 			}
-			if (parse_u64(p, &n) || !n)
+			if (opt_parse_u64(p, &n) || !n)
 				goto bad;
 			o.explain_source = (int)k - 1;
 			o.explain_seq = n;
 			have_packet = 1;
 		} else if (!strcmp(a, "--sim") && i + 1 < argc) {
 			o.explain_sim = argv[++i];
-		} else if (!strcmp(a, "--seed") && i + 1 < argc && !parse_u64(argv[i + 1], &o.seed)) {
+		} else if (!strcmp(a, "--seed") && i + 1 < argc && !opt_parse_u64(argv[i + 1], &o.seed)) {
 			o.has_seed = 1;
 			i++;
 		} else {
@@ -907,7 +813,7 @@ static int cmd_kcheck_lua(int argc, char **argv)
 	o.quiet = 1;
 	o.kernel_check = 1;
 	for (int i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--seed") && i + 1 < argc && !parse_u64(argv[i + 1], &o.seed)) {
+		if (!strcmp(argv[i], "--seed") && i + 1 < argc && !opt_parse_u64(argv[i + 1], &o.seed)) {
 			o.has_seed = 1;
 			i++;
 			continue;

@@ -18,6 +18,7 @@
 #include "source.h"
 #include "tc.h"
 #include "trace.h"
+#include "run_opts.h"
 
 enum tev_kind {
 	TEV_ARRIVE,
@@ -1617,24 +1618,6 @@ static const char usage_explain[] =
 	"  --pps --mbps --topspeed --loop --limit --duration --priority --vlan --seed --kernel\n"
 	"  --sfq-allot --sfq-hash   (tcsim run --help)\n";
 
-static int x_parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	return errno || end == s || *end || *s == '-' ? -1 : 0;
-}
-
-static int x_parse_double(const char *s, double *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtod(s, &end);
-	return errno || end == s || *end || *out <= 0 ? -1 : 0;
-}
-
 static int x_parse_packet(const char *a, int *source, uint64_t *seq)
 {
 	const char *colon = strchr(a, ':');
@@ -1647,11 +1630,11 @@ static int x_parse_packet(const char *a, int *source, uint64_t *seq)
 			return -1;
 		memcpy(kb, a, (size_t)(colon - a));
 		kb[colon - a] = 0;
-		if (x_parse_u64(kb, &k) || !k || k > SIM_MAX_SOURCES)
+		if (opt_parse_u64(kb, &k) || !k || k > SIM_MAX_SOURCES)
 			return -1;
 		a = colon + 1;
 	}
-	if (x_parse_u64(a, seq) || !*seq)
+	if (opt_parse_u64(a, seq) || !*seq)
 		return -1;
 	*source = (int)k - 1;
 	return 0;
@@ -1659,32 +1642,8 @@ static int x_parse_packet(const char *a, int *source, uint64_t *seq)
 
 int explain_main(int argc, char **argv)
 {
-	enum {
-		O_TC = 256, O_RATE, O_OVERHEAD, O_MTU, O_TXQ, O_DELAY, O_DEV, O_SPEED, O_PPS, O_MBPS,
-		O_TOPSPEED, O_LOOP, O_LIMIT, O_DURATION, O_PRIORITY, O_VLAN, O_SEED, O_KERNEL,
-		O_ALLOT, O_HASH, O_PACKET, O_TRACE, O_TFILTER, O_HELP,
-	};
-	static const struct option longopts[] = {
-		{"tc", required_argument, NULL, O_TC},
-		{"rate", required_argument, NULL, O_RATE},
-		{"overhead", required_argument, NULL, O_OVERHEAD},
-		{"mtu", required_argument, NULL, O_MTU},
-		{"txqueuelen", required_argument, NULL, O_TXQ},
-		{"delay", required_argument, NULL, O_DELAY},
-		{"dev", required_argument, NULL, O_DEV},
-		{"speed", required_argument, NULL, O_SPEED},
-		{"pps", required_argument, NULL, O_PPS},
-		{"mbps", required_argument, NULL, O_MBPS},
-		{"topspeed", no_argument, NULL, O_TOPSPEED},
-		{"loop", required_argument, NULL, O_LOOP},
-		{"limit", required_argument, NULL, O_LIMIT},
-		{"duration", required_argument, NULL, O_DURATION},
-		{"priority", required_argument, NULL, O_PRIORITY},
-		{"vlan", required_argument, NULL, O_VLAN},
-		{"seed", required_argument, NULL, O_SEED},
-		{"kernel", required_argument, NULL, O_KERNEL},
-		{"sfq-allot", required_argument, NULL, O_ALLOT},
-		{"sfq-hash", required_argument, NULL, O_HASH},
+	enum { O_PACKET = 256, O_TRACE, O_TFILTER, O_HELP };
+	static const struct option own[] = {
 		{"packet", required_argument, NULL, O_PACKET},
 		{"trace", required_argument, NULL, O_TRACE},
 		{"trace-filter", required_argument, NULL, O_TFILTER},
@@ -1692,6 +1651,8 @@ int explain_main(int argc, char **argv)
 		{"help", no_argument, NULL, O_HELP},
 		{NULL, 0, NULL, 0},
 	};
+	struct option longopts[48];
+	struct run_opts opts;
 	struct sim_config cfg;
 	struct replay_opts ro;
 	struct explain_opts xo = {.source = -1};
@@ -1702,91 +1663,41 @@ int explain_main(int argc, char **argv)
 	FILE *xmem = NULL, *devnull;
 	const char *tcfile = NULL, *devname = NULL, *trace_path = NULL, *trace_filter = NULL;
 	char err[1024];
-	uint32_t u32;
 	int c, li = 0, rc = 1;
 
-	sim_config_default(&cfg);
-	replay_opts_default(&ro);
+	run_opts_default(&opts);
+	run_opts_longopts(longopts, sizeof(longopts) / sizeof(longopts[0]), own);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+v", longopts, &li)) != -1) {
 		const char *a = optarg;
-		int bad = 0;
+		int bad = 0, r = run_opts_apply(&opts, c, a);
 
-		switch (c) {
-		case O_TC: tcfile = a; break;
-		case O_RATE: bad = tc_get_rate(&cfg.rate_bps, a); break;
-		case O_OVERHEAD: bad = tc_get_u32(&cfg.overhead, a, 0) || cfg.overhead > 65535; break;
-		case O_MTU: bad = tc_get_u32(&cfg.mtu, a, 0) || cfg.mtu < 68; break;
-		case O_TXQ: bad = tc_get_u32(&cfg.txqueuelen, a, 0); break;
-		case O_DELAY: bad = tc_get_time_ns(&cfg.delay_ns, a); break;
-		case O_DEV: devname = a; break;
-		case O_SPEED: bad = x_parse_double(a, &ro.speed); break;
-		case O_PPS: bad = x_parse_double(a, &ro.pps); break;
-		case O_MBPS: bad = x_parse_double(a, &ro.mbps); break;
-		case O_TOPSPEED: ro.topspeed = 1; break;
-		case O_LOOP: bad = x_parse_u64(a, &ro.loop); break;
-		case O_LIMIT: bad = x_parse_u64(a, &ro.limit) || ro.limit == 0; break;
-		case O_DURATION: bad = tc_get_time_ns(&ro.duration_ns, a); break;
-		case O_PRIORITY:
-			if (!strcmp(a, "forward")) {
-				ro.prio_mode = PRIO_FORWARD;
-			} else if (strchr(a, ':') ? !tc_get_classid(&u32, a) : !tc_get_u32(&u32, a, 0)) {
-				ro.prio_mode = PRIO_FIXED;
-				ro.priority = u32;
-			} else {
-				bad = 1;
+		if (r < 0)
+			bad = 1;
+		else if (r == 0)
+			switch (c) {
+			case O_PACKET: bad = x_parse_packet(a, &xo.source, &xo.seq); break;
+			case O_TRACE: trace_path = a; break;
+			case O_TFILTER: trace_filter = a; break;
+			case 'v': xo.verbose = 1; break;
+			case O_HELP: fputs(usage_explain, stdout); return 0;
+			default:
+				fprintf(stderr,
+					"tcsim explain: unknown option or missing value '%s' (tcsim explain --help)\n",
+					argv[optind - 1]);
+				return 2;
 			}
-			break;
-		case O_VLAN:
-			if (!strcmp(a, "offload"))
-				ro.vlan_inline = 0;
-			else if (!strcmp(a, "inline"))
-				ro.vlan_inline = 1;
-			else
-				bad = 1;
-			break;
-		case O_SEED: bad = x_parse_u64(a, &cfg.seed); break;
-		case O_KERNEL:
-			if (!strcmp(a, "current"))
-				cfg.kernel = BPF_KERNEL_CURRENT;
-			else if (!strcmp(a, "3.13"))
-				cfg.kernel = BPF_KERNEL_3_13;
-			else
-				bad = 1;
-			break;
-		case O_ALLOT:
-			if (!strcmp(a, "bytes"))
-				cfg.sfq_allot_bytes = 1;
-			else if (!strcmp(a, "units"))
-				cfg.sfq_allot_bytes = 0;
-			else
-				bad = 1;
-			break;
-		case O_HASH:
-			if (!strcmp(a, "random"))
-				cfg.sfq_hash_random = 1;
-			else if (!strcmp(a, "tuple"))
-				cfg.sfq_hash_random = 0;
-			else
-				bad = 1;
-			break;
-		case O_PACKET: bad = x_parse_packet(a, &xo.source, &xo.seq); break;
-		case O_TRACE: trace_path = a; break;
-		case O_TFILTER: trace_filter = a; break;
-		case 'v': xo.verbose = 1; break;
-		case O_HELP: fputs(usage_explain, stdout); return 0;
-		default:
-			fprintf(stderr, "tcsim explain: unknown option or missing value '%s' (tcsim explain --help)\n",
-				argv[optind - 1]);
-			return 2;
-		}
 		if (bad) {
 			fprintf(stderr, "tcsim explain: --%s '%s': not a valid value (tcsim explain --help)\n",
 				c == 'v' ? "verbose" : longopts[li].name, a);
 			return 2;
 		}
 	}
+	cfg = opts.cfg;
+	ro = opts.ro;
+	tcfile = opts.tcfile;
+	devname = opts.devname;
 	if (!tcfile || optind >= argc || xo.source < 0) {
 		fprintf(stderr, "tcsim explain: give --tc FILE, --packet [K:]N and at least one CAPTURE (tcsim explain --help)\n");
 		return 2;

@@ -1,0 +1,41 @@
+/* run_opts.h - the options `tcsim run`, `tcsim explain` and `tcsim lint`
+ * share, parsed in one place: the tc file, the device (rate, overhead,
+ * mtu, txqueuelen, delay, dev), the replay (tcpreplay's words, priority,
+ * vlan) and the model (seed, kernel, sfq allot and hash). A command lists
+ * its own options after these (run_opts_longopts) and hands every getopt
+ * code to run_opts_apply first. */
+#ifndef TCSIM_RUN_OPTS_H
+#define TCSIM_RUN_OPTS_H
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim.h"
+#include "source.h"
+
+/* getopt codes from here up are the shared options; commands use 256.. */
+#define RUN_OPT_FIRST 0x1000
+
+struct run_opts {
+	struct sim_config cfg;
+	struct replay_opts ro;
+	const char *tcfile;  /* --tc */
+	const char *devname; /* --dev */
+	const char *rate;    /* --rate as written (lint reads the units) */
+};
+void run_opts_default(struct run_opts *o);
+
+/* The shared options followed by `extra` (ending with a zero entry), into
+ * out[cap]; 0, or -1 when cap is too small. */
+int run_opts_longopts(struct option *out, size_t cap, const struct option *extra);
+
+/* 1: c is a shared option and its value was taken; 0: not one of them;
+ * -1: one of them with a value it does not take. */
+int run_opts_apply(struct run_opts *o, int c, const char *arg);
+
+/* Whole numbers and positive reals, as the command lines take them. */
+int opt_parse_u64(const char *s, uint64_t *out);
+int opt_parse_positive(const char *s, double *out);
+
+#endif

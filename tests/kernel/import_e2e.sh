@@ -23,6 +23,8 @@
 #     handle) is a runnable scenario, and tcsim's own `tc filter show` of
 #     it equals the kernel's listing, programs in the same order (the
 #     order they are tried in), the refused direct-action pref excepted.
+#  3b. The --filters-only scenario, given the shipped captures, runs, and
+#     `tcsim kernel-check` of it agrees with the kernel class by class.
 #  4. Unprivileged: the same import run as nobody inside the namespace
 #     prints the same scenario (a dump needs no privilege), and --netns as
 #     nobody fails with one line and nothing on stdout.
@@ -167,6 +169,26 @@ awk '/^filter / { keep = !/ pref 40 / } keep' "$TMP/kernel.txt" >"$TMP/kernel.ke
 diff "$TMP/kernel.kept" "$TMP/fo.out" >"$TMP/show.diff" ||
 	fail "tcsim's filter show of the import differs from the kernel's (< kernel, > tcsim):
 $(cat "$TMP/show.diff")"
+
+# ---- 3b. the imported policy, run on real traffic, agrees with the kernel ----
+# (kernel-check builds it afresh in its own namespace and compares, class by
+# class, with tcsim's run of the imported scenario)
+CAPS=$(cd "$(dirname "$0")/../../scenarios/captures" && pwd)
+sed '/^kimp0:tc("filter show dev kimp0")$/d' "$TMP/fo.lua" >"$TMP/fo2.lua"
+for cap in ssh_hydra ssh_interactive http_wikipedia icmp_5_pings; do
+	printf 'sim:replay("%s/%s.pcap")\n' "$CAPS" "$cap" >>"$TMP/fo2.lua"
+done
+printf '%s\n' 'sim:run()' 'sim:report()' >>"$TMP/fo2.lua"
+"$TCSIM" "$TMP/fo2.lua" >"$TMP/fo2.out" 2>"$TMP/fo2.err" &&
+	grep -q "^ arrived 921 sent 921 " "$TMP/fo2.out" ||
+	fail "the imported scenario does not run the shipped captures: $(head -3 "$TMP/fo2.err")"
+"$TCSIM" kernel-check "$TMP/fo2.lua" >"$TMP/kc.out" 2>"$TMP/kc.err"
+rc=$?
+if [ "$rc" = 2 ] && grep -q "cannot run here" "$TMP/kc.err"; then
+	echo "import_e2e: kernel-check cannot run here ($(cat "$TMP/kc.err")); 3b not checked"
+elif [ "$rc" != 0 ] || ! grep -q "^kernel-check: same$" "$TMP/kc.out"; then
+	fail "kernel-check of the imported scenario: exit $rc: $(grep -E "DIFF|^tcsim" "$TMP/kc.out" "$TMP/kc.err" | head -5)"
+fi
 
 # ---- 4. unprivileged ----
 if command -v setpriv >/dev/null 2>&1 && setpriv --reuid=65534 --regid=65534 --clear-groups \

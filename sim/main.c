@@ -670,7 +670,8 @@ static int cmd_scenario(int argc, char **argv, int check)
 		case O_EXPECT: o.expect = a; bad = !check; break;
 		case O_WRITE: o.write_golden = a; bad = !check; break;
 		case O_TOL:
-			bad = !check || opt_parse_positive(a, &d) || d < 0;
+			/* 0 is allowed: exact, as without the option */
+			bad = !check || (strcmp(a, "0") && opt_parse_positive(a, &d)) || d > 1e6;
 			o.tol_rel = d / 100.0;
 			break;
 		case O_TOLNS:

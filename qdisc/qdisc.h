@@ -136,6 +136,7 @@ struct qdisc {
 	struct tcf_chain chain; /* filters (if ops->has_filters) */
 	struct qdisc_stats s;
 	int invisible;          /* a default child (handle 0) */
+	char where[160];        /* "file:line" of the tc command that added it ("" if none) */
 	uint64_t seq;           /* creation order on the device (tc qdisc show) */
 	void *priv;
 };

@@ -24,6 +24,9 @@
  *     #rand and #vlan_tpid and wants a flowid; current kernels refuse
  *     constant shifts of 32 or more). tcsim already refuses a program its
  *     own kernel mode rejects.
+ *  7. a band of prio that no priomap entry and no filter result names: it
+ *     receives nothing (only a socket priority naming it could reach it);
+ *     not judged when a program returns a computed value.
  *
  * Limits: the return-value analysis knows constants only (sets of up to 8
  * per register); a packet load is assumed to fault unless it reads the
@@ -873,6 +876,64 @@ static void lint_chain(struct lint *l, const struct qdisc *q)
 	free(e);
 }
 
+/* Check 7: a band of prio that nothing sends packets to: no priomap entry
+ * and no filter's result names it (only a socket priority of MAJ:MIN
+ * still could). Skipped when a program returns a computed value. */
+static void check_bands(struct lint *l, const struct qdisc *q)
+{
+	int reached[16] = {0}, nmiss = 0;
+	char list[200] = "";
+	struct qinfo qi;
+
+	if (!qinfo_get(q, &qi) || !qi.is_prio || qi.bands > 16)
+		return;
+	for (int i = 0; i < 16; i++)
+		if (qi.map[i] < (unsigned)qi.bands)
+			reached[qi.map[i]] = 1;
+	for (const struct tcf_proto *tp = q->chain.head; tp; tp = tp->next) {
+		struct cls_bpf_info info;
+
+		for (size_t i = 0; !cls_bpf_prog_at(tp, i, &info); i++) {
+			struct lint_rets r;
+
+			if (lint_prog_returns(info.insns, info.len, &r)) {
+				l->oom = 1;
+				return;
+			}
+			if (r.computed)
+				return; /* it may name any band */
+			for (int k = 0; k < r.n; k++) {
+				uint32_t v = r.v[k];
+				int band;
+
+				if (!v)
+					continue;
+				if (v == 0xffffffffu && !info.has_classid)
+					continue; /* no flowid: classid 0, the priomap decides */
+				band = lint_prio_band(v == 0xffffffffu ? info.classid : v, qi.bands);
+				reached[band >= 0 ? band : (int)qi.map[0]] = 1;
+			}
+		}
+	}
+	for (int b = 0; b < qi.bands; b++)
+		if (!reached[b]) {
+			size_t len = strlen(list);
+
+			snprintf(list + len, sizeof(list) - len, "%s%x:%x", nmiss ? ", " : "", q->handle >> 16,
+				 b + 1);
+			nmiss++;
+		}
+	if (!nmiss)
+		return;
+	warn(l, q->where[0] ? q->where : NULL,
+	     "%s %s of %s on %s %s named by no priomap entry and no filter, so %s no "
+	     "packet (only a socket priority naming %s would); add a filter with that flowid, "
+	     "map a priority to it, or use fewer bands",
+	     nmiss == 1 ? "class" : "classes", list, qi.name, l->dev ? l->dev : "the device",
+	     nmiss == 1 ? "is" : "are", nmiss == 1 ? "it receives" : "they receive",
+	     nmiss == 1 ? "it" : "one");
+}
+
 struct walk_ctx {
 	struct lint *l;
 };
@@ -893,6 +954,7 @@ static void lint_qdisc(struct lint *l, const struct qdisc *q)
 
 	if (!q)
 		return;
+	check_bands(l, q);
 	if (q->ops->has_filters)
 		lint_chain(l, q);
 	if (q->ops->walk)

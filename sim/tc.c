@@ -460,6 +460,7 @@ create_n_graft2:
 	ret = qdisc_create(&fresh, r.kind, &d->env, handle, clid, r.argc, r.argv, msg, sizeof(msg));
 	if (ret)
 		return pass_on(c, ret, msg);
+	snprintf(fresh->where, sizeof(fresh->where), "%s", c->where ? c->where : "");
 	if (!p) {
 		dev_set_root(d, fresh);
 		return 0;

@@ -48,6 +48,7 @@ golden auto     # 5: filters without pref run newest first
 golden order    # 2 + 5: filter_order.lua's eth0, the catch-all added last
 golden kernel   # 6: #rand and no flowid, which Linux 3.13 refuses
 golden kernel313 --kernel 3.13 # 6: lsh #32, which current kernels refuse
+golden bands    # 7: bands no priomap entry and no filter result names
 
 # --- 2. silence on the seed policy; tcpdump's filter flagged
 expect_out "ssh_http.tc: no warnings" "lint: scenarios/ssh_http.tc: no warnings" \

@@ -168,7 +168,7 @@ expect_err "bad golden" "badgolden.json: line 2, column" $TCSIM check scenarios/
 expect_out "lint ssh_http" "lint: scenarios/ssh_http.lua: no warnings" $TCSIM lint scenarios/ssh_http.lua
 if expect_status "lint --strict tcpdump" 1 $TCSIM lint scenarios/ssh_http_tcpdump.lua --strict; then
 	got=$(cut -d: -f1-3 "$T_TMP/out" | tr "\n" " ")
-	want="scenarios/ssh_http_tcpdump.lua:39: warning scenarios/ssh_http_tcpdump.lua:40: warning scenarios/ssh_http_tcpdump.lua:41: warning lint: scenarios/ssh_http_tcpdump.lua: 3 warnings "
+	want="scenarios/ssh_http_tcpdump.lua:37: warning scenarios/ssh_http_tcpdump.lua:39: warning scenarios/ssh_http_tcpdump.lua:40: warning scenarios/ssh_http_tcpdump.lua:41: warning lint: scenarios/ssh_http_tcpdump.lua: 4 warnings "
 	[ "$got" = "$want" ] && ok || bad "lint tcpdump: $got"
 	grep -q "returns 262144 = classid 4:0 on a match" "$T_TMP/out" && ok || bad "lint tcpdump: no 262144"
 fi

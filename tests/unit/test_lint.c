@@ -252,7 +252,11 @@ static void test_lint_sim(void)
 			"filter add dev eth0 parent 1: pref 1 bpf expr 'tcp port 22' flowid 1:1\n"
 			"filter add dev eth1 parent 2: pref 1 bpf bytecode-file filters/tcpdump_ssh.bpf flowid 2:4\n",
 			&n, BPF_KERNEL_CURRENT);
-	CU_ASSERT_EQUAL(n, 2);
+	/* ... and 2:4: the default priomap stops at band 2, and tcpdump's program
+	 * never uses its flowid 2:4 */
+	CU_ASSERT_EQUAL(n, 3);
+	CU_ASSERT_EQUAL(strncmp(o, "t.tc:1: warning: class 2:4 of prio 2: on eth1 is named by no priomap "
+				  "entry and no filter, so it receives no packet", 101), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(o, "t.tc:3: warning: filter pref 1 returns 262144 = classid 4:0 on a "
 					 "match, which names no band of prio 1: (1:1..1:3), so prio falls "
 					 "back to priomap[0], band 1 (class 1:2), and its flowid 1:1 is never used;"));

@@ -452,7 +452,6 @@ static int cmd_sim_run(int argc, char **argv)
 	struct option longopts[48];
 	struct run_opts opts;
 	struct sim_config cfg;
-	struct replay_opts ro;
 	struct sim s;
 	struct json_out jo = {0};
 	struct output_opts oo = {0};
@@ -462,7 +461,7 @@ static int cmd_sim_run(int argc, char **argv)
 	const char *trace_path = NULL, *trace_filter = NULL;
 	struct trace *tr = NULL;
 	FILE *tcmem;
-	const char *tcfile = NULL, *json = NULL, *devname = NULL;
+	const char *tcfile = NULL, *json = NULL;
 	char err[1024];
 	int c, li = 0, rc = 1;
 
@@ -497,9 +496,7 @@ static int cmd_sim_run(int argc, char **argv)
 		}
 	}
 	cfg = opts.cfg;
-	ro = opts.ro;
 	tcfile = opts.tcfile;
-	devname = opts.devname;
 	if (!tcfile || optind >= argc) {
 		fprintf(stderr, "tcsim run: give --tc FILE and at least one CAPTURE (tcsim run --help)\n");
 		return 2;
@@ -520,25 +517,9 @@ static int cmd_sim_run(int argc, char **argv)
 		fprintf(stderr, "tcsim: %s\n", err);
 		goto out;
 	}
-	{
-		struct dev *d = devname ? sim_dev_find(&s, devname) : s.ndevs ? s.devs[0] : NULL;
-
-		if (!d) {
-			if (devname)
-				fprintf(stderr, "tcsim: --dev %s: %s configures no such device\n", devname, tcfile);
-			else
-				fprintf(stderr, "tcsim: %s: configures no device (no \"dev NAME\")\n", tcfile);
-			goto out;
-		}
-		for (int i = optind; i < argc; i++) {
-			struct source *src;
-
-			if (src_open_capture(&src, argv[i], &ro, err, sizeof(err)) ||
-			    sim_add_source(&s, src, d, ro.vlan_inline, err, sizeof(err))) {
-				fprintf(stderr, "tcsim: %s\n", err);
-				goto out;
-			}
-		}
+	if (run_opts_add_captures(&s, &opts, argv + optind, argc - optind, err, sizeof(err))) {
+		fprintf(stderr, "tcsim: %s\n", err);
+		goto out;
 	}
 	if (trace_path && json && !strcmp(trace_path, "-") && !strcmp(json, "-")) {
 		fprintf(stderr, "tcsim run: --trace - and --json - would both write to stdout\n");

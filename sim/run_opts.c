@@ -1,6 +1,7 @@
 /* run_opts.c - the device, replay and model options of tcsim run, explain
  * and lint: one table, one parser. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,4 +144,26 @@ int run_opts_apply(struct run_opts *o, int c, const char *a)
 	default: return 0;
 	}
 	return bad ? -1 : 1;
+}
+
+int run_opts_add_captures(struct sim *s, const struct run_opts *o, char *const *paths, int n,
+			  char *err, size_t errlen)
+{
+	struct dev *d = o->devname ? sim_dev_find(s, o->devname) : s->ndevs ? s->devs[0] : NULL;
+
+	if (!d) {
+		if (o->devname)
+			snprintf(err, errlen, "--dev %s: %s configures no such device", o->devname, o->tcfile);
+		else
+			snprintf(err, errlen, "%s: configures no device (no \"dev NAME\")", o->tcfile);
+		return -ENODEV;
+	}
+	for (int i = 0; i < n; i++) {
+		struct source *src;
+		int r = src_open_capture(&src, paths[i], &o->ro, err, errlen);
+
+		if (r || (r = sim_add_source(s, src, d, o->ro.vlan_inline, err, errlen)))
+			return r;
+	}
+	return 0;
 }

@@ -38,4 +38,9 @@ int run_opts_apply(struct run_opts *o, int c, const char *arg);
 int opt_parse_u64(const char *s, uint64_t *out);
 int opt_parse_positive(const char *s, double *out);
 
+/* The captures, each a source on --dev (or the first device the tc file
+ * made), with the replay options. 0, or -errno with a one-line message. */
+int run_opts_add_captures(struct sim *s, const struct run_opts *o, char *const *paths, int n,
+			  char *err, size_t errlen);
+
 #endif

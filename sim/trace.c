@@ -1654,14 +1654,13 @@ int explain_main(int argc, char **argv)
 	struct option longopts[48];
 	struct run_opts opts;
 	struct sim_config cfg;
-	struct replay_opts ro;
 	struct explain_opts xo = {.source = -1};
 	struct sim s;
 	struct trace *tr = NULL;
 	char *xout = NULL;
 	size_t xout_len = 0;
 	FILE *xmem = NULL, *devnull;
-	const char *tcfile = NULL, *devname = NULL, *trace_path = NULL, *trace_filter = NULL;
+	const char *tcfile = NULL, *trace_path = NULL, *trace_filter = NULL;
 	char err[1024];
 	int c, li = 0, rc = 1;
 
@@ -1695,9 +1694,7 @@ int explain_main(int argc, char **argv)
 		}
 	}
 	cfg = opts.cfg;
-	ro = opts.ro;
 	tcfile = opts.tcfile;
-	devname = opts.devname;
 	if (!tcfile || optind >= argc || xo.source < 0) {
 		fprintf(stderr, "tcsim explain: give --tc FILE, --packet [K:]N and at least one CAPTURE (tcsim explain --help)\n");
 		return 2;
@@ -1723,25 +1720,9 @@ int explain_main(int argc, char **argv)
 		fprintf(stderr, "tcsim: %s\n", devnull ? err : strerror(errno));
 		goto out;
 	}
-	{
-		struct dev *d = devname ? sim_dev_find(&s, devname) : s.ndevs ? s.devs[0] : NULL;
-
-		if (!d) {
-			if (devname)
-				fprintf(stderr, "tcsim: --dev %s: %s configures no such device\n", devname, tcfile);
-			else
-				fprintf(stderr, "tcsim: %s: configures no device (no \"dev NAME\")\n", tcfile);
-			goto out;
-		}
-		for (int i = optind; i < argc; i++) {
-			struct source *src;
-
-			if (src_open_capture(&src, argv[i], &ro, err, sizeof(err)) ||
-			    sim_add_source(&s, src, d, ro.vlan_inline, err, sizeof(err))) {
-				fprintf(stderr, "tcsim: %s\n", err);
-				goto out;
-			}
-		}
+	if (run_opts_add_captures(&s, &opts, argv + optind, argc - optind, err, sizeof(err))) {
+		fprintf(stderr, "tcsim: %s\n", err);
+		goto out;
 	}
 	xmem = open_memstream(&xout, &xout_len);
 	if (!xmem) {

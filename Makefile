@@ -32,8 +32,16 @@ TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 BENCH_BIN := $(BUILD)/bench/bpf_bench
 SIM_BENCH := $(BUILD)/bench/sim_bench
+# Fuzz targets: tests/fuzz/fuzz_NAME.c. make check links each with
+# replay.c (the committed regression inputs); make fuzz with libFuzzer.
+FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
+REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
+FUZZ_BIN   := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all demo check check-qemu asan bench deps deps-check format clean
+.PHONY: all demo check check-qemu asan bench deps deps-check format clean fuzz fuzz-bins fuzz-deps-check valgrind
 all: deps-check tcsim
 
 tcsim: $(BUILD)/tcsim
@@ -63,6 +71,14 @@ $(BENCH_BIN): $(BUILD)/bench/bpf_bench.o $(SUP_OBJ) $(BUILD)/libtcsim.a
 $(SIM_BENCH): $(BUILD)/bench/sim_bench.o $(SUP_OBJ) $(BUILD)/libtcsim.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
+$(BUILD)/fuzz/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay.o $(SUP_OBJ) $(BUILD)/libtcsim.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(SUP_OBJ) $(BUILD)/libtcsim.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
 # The main job (until the Lua scenario lands): the seed commit's ssh.ops
 # assembled and run over a real SSH capture, then its whole policy (prio,
 # sfq, four bpf filters) on a 256 kbit/s link.
@@ -70,7 +86,7 @@ demo: deps-check tcsim
 	./tcsim bpf asm scenarios/filters/ssh.ops
 	./tcsim scenarios/ssh_http.lua
 
-check: deps-check $(BUILD)/tcsim $(UNIT_BIN) $(TOOL_BIN)
+check: deps-check $(BUILD)/tcsim $(UNIT_BIN) $(TOOL_BIN) $(REPLAY_BIN)
 	@TCSIM=$(abspath $(BUILD))/tcsim BUILD=$(abspath $(BUILD)) sh tests/run_all.sh
 
 # prio and sfq against Debian's kernel booted in qemu (root; ~3 minutes):
@@ -84,6 +100,24 @@ asan:
 	$(MAKE) BUILD=build-asan OPT=-O1 \
 	  CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
 	  LDFLAGS='-fsanitize=address,undefined' check
+
+# Every fuzz target under libFuzzer + ASan + UBSan for FUZZ_SECONDS each
+# (clang; make deps installs it only for this target). Findings land in
+# build-fuzz/findings/NAME/; keep a minimized one in tests/fuzz/regress/NAME/.
+fuzz: deps-check fuzz-deps-check
+	$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang OPT=-O1 CFLAGS="$(FUZZ_FLAGS)" \
+	  LDFLAGS="-fsanitize=address,undefined" fuzz-bins
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" sh tests/fuzz/run.sh build-fuzz
+
+fuzz-bins: $(FUZZ_BIN)
+
+fuzz-deps-check:
+	@if ! command -v clang >/dev/null 2>&1 || \
+	   ! clang -print-file-name=libclang_rt.fuzzer-x86_64.a 2>/dev/null | grep -q /; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends clang libclang-rt-14-dev; \
+	  else echo "tcsim: make fuzz needs clang and libFuzzer; run 'sudo make fuzz-deps-check' (Debian: clang libclang-rt-14-dev)" >&2; exit 1; fi; \
+	fi
 
 bench: deps-check $(BENCH_BIN) $(SIM_BENCH)
 	$(BENCH_BIN)

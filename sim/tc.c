@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errmsg.h"
 #include "tc.h"
 
 #define NLM_F_REPLACE 0x100
@@ -1115,7 +1116,8 @@ static int word_end(struct words *ws)
 	w = malloc(ws->len + 1);
 	if (!w)
 		return -ENOMEM;
-	memcpy(w, ws->w, ws->len);
+	if (ws->len) /* an empty word ('') has no buffer yet */
+		memcpy(w, ws->w, ws->len);
 	w[ws->len] = 0;
 	ws->v[ws->n++] = w;
 	ws->v[ws->n] = NULL;
@@ -1304,6 +1306,9 @@ int tc_run_script_at(struct sim *s, const char *text, const char *name, int firs
 	}
 	if (ret == -ENOMEM && err && errlen && !err[0])
 		script_fail(err, errlen, ret, name, line, "out of memory");
+	/* a quoted word may span lines; its message must not */
+	if (ret)
+		errmsg_oneline(err, errlen);
 	words_free(&ws);
 	return ret;
 }

@@ -4,6 +4,8 @@
 #   make check      every test: CUnit suites, command-level, kernel differential
 #   make check-qemu prio/sfq against a real kernel in qemu (slow; root)
 #   make asan       the same tests under AddressSanitizer + UBSan
+#   make valgrind   tcsim under valgrind memcheck: scenarios, check, run with every output, error paths
+#   make fuzz       every fuzz target under libFuzzer for FUZZ_SECONDS [60] each (clang)
 #   make bench      interpreter and whole-simulation speed against libpcap, peak RSS
 #   make deps       install missing Debian packages (needs root)
 
@@ -96,6 +98,14 @@ check-qemu: deps-check $(BUILD)/tcsim
 	@TCSIM=$(abspath $(BUILD))/tcsim sh tests/qemu/prio_oracle.sh
 
 # Same tests, separate build tree, sanitizers on, any report fatal.
+# tcsim under valgrind memcheck, leaks included: a scenario, tcsim check, tcsim
+# run with every output, an error path of each command (tests/valgrind.sh;
+# .ci/run runs its ci rows).
+valgrind: deps-check $(BUILD)/tcsim
+	@command -v valgrind >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || \
+	  { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends valgrind; }
+	@TCSIM=$(abspath $(BUILD))/tcsim sh tests/valgrind.sh $(if $(VALGRIND_SET),$(VALGRIND_SET),all)
+
 asan:
 	$(MAKE) BUILD=build-asan OPT=-O1 \
 	  CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \

@@ -73,11 +73,11 @@ $(BENCH_BIN): $(BUILD)/bench/bpf_bench.o $(SUP_OBJ) $(BUILD)/libtcsim.a
 $(SIM_BENCH): $(BUILD)/bench/sim_bench.o $(SUP_OBJ) $(BUILD)/libtcsim.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-$(BUILD)/fuzz/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay.o $(SUP_OBJ) $(BUILD)/libtcsim.a
+$(BUILD)/fuzz/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay.o $(BUILD)/tests/fuzz/noresolve.o $(SUP_OBJ) $(BUILD)/libtcsim.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-$(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(SUP_OBJ) $(BUILD)/libtcsim.a
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/noresolve.o $(SUP_OBJ) $(BUILD)/libtcsim.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 

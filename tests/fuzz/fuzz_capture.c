@@ -14,6 +14,7 @@
 #include "run_opts.h"
 #include "sim.h"
 #include "tc.h"
+#include "trace.h"
 
 static const char policy[] =
 	"qdisc add dev eth0 root handle 1: prio bands 3 priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1\n"
@@ -62,7 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	struct run_opts o;
 	struct sim s;
-	uint8_t p[1];
+	struct trace *tr = NULL;
+	uint8_t p[2];
 	char path[64], err[1024];
 	char *paths[1] = {path};
 	int fd;
@@ -86,9 +88,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fprintf(stderr, "fuzz_capture: the policy itself failed: %s\n", err);
 		abort();
 	}
-	if (!run_opts_add_captures(&s, &o, paths, 1, err, sizeof(err)) && !sim_run(&s)) {
+	if (run_opts_add_captures(&s, &o, paths, 1, err, sizeof(err)))
+		goto out;
+	if ((p[1] & 3) == 3) {
+		struct explain_opts xo = {.source = 0, .seq = 1 + ((p[1] >> 2) & 15), .verbose = p[1] >> 6 & 1};
+
+		if (explain_packet(&s, &xo, devnull, err, sizeof(err)) && !err[0])
+			abort();
+		goto out;
+	}
+	if (p[1] & 3) {
+		if (trace_open(&tr, &s, devnull, (p[1] & 3) == 2 ? "tcp port 22 or icmp or vlan" : NULL, err,
+			       sizeof(err)))
+			abort();
+	}
+	if (!sim_run(&s)) {
 		if (getenv("FUZZ_VERBOSE"))
 			report_text(&s, stderr);
+		if (getenv("FUZZ_VERBOSE") && tr)
+			fprintf(stderr, "traced %llu packets\n", (unsigned long long)trace_count(tr));
 		if (sim_check_accounting(&s, err, sizeof(err))) {
 			fprintf(stderr, "fuzz_capture: %s\n", err);
 			abort();
@@ -100,6 +118,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (getenv("FUZZ_VERBOSE")) {
 		fprintf(stderr, "%s\n", s.failed ? s.err : err);
 	}
+out:
+	trace_close(tr);
 	sim_free(&s);
 	close(fd);
 	return 0;

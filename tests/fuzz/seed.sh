@@ -23,9 +23,14 @@ prefix=""
 
 case $name in
 capture)
-	# one parameter byte (tests/fuzz/fuzz_capture.c): the defaults
-	prefix='\000'
+	# two parameter bytes (tests/fuzz/fuzz_capture.c): the defaults
+	prefix='\000\000'
 	each 65536 "$root"/scenarios/captures/*.pcap "$root"/tests/data/*/*.pcap
+	# the same traced, and told by explain (packet 1)
+	for f in "$root"/scenarios/captures/*.pcap; do
+		put "$f" 65536 '\000\001' .traced
+		put "$f" 65536 '\000\003' .explained
+	done
 	[ "$only" = --repo-only ] || [ ! -d "$shared" ] || each 65536 "$shared"/*.pcap "$shared"/*.pcapng ;;
 pcapng)
 	[ "$only" = --repo-only ] || [ ! -d "$shared" ] || each 65536 "$shared"/*.pcapng
@@ -36,6 +41,15 @@ asm)
 	each "" "$root"/scenarios/filters/*.ops "$root"/tests/data/*/*.ops ;;
 tc)
 	each "" "$root"/scenarios/*.tc "$root"/tests/data/*/*.tc ;;
+expr)
+	# expressions as policies and --trace-filter write them
+	i=0
+	for e in "tcp port 22" "icmp" "udp and dst port 53" "ip6 and tcp[tcpflags] & tcp-syn != 0" \
+		"vlan 10 and ip" "ether proto 0x88cc" "net 10.0.0.0/8 or host 192.168.1.1" \
+		"ip[1] & 0xfc == 0x10" "len > 1000" "not arp and not (tcp port 80 or 443)" \
+		"portrange 6000-6063" "ip proto 47" "pppoes and ip" "mpls 5 and ip" "ether[0] & 1 = 1"; do
+		i=$((i + 1)); printf '%s' "$e" > "$dir/expr$i"
+	done ;;
 json)
 	each "" "$root"/tests/golden/*.json "$root"/tests/data/*/*.json ;;
 lua)

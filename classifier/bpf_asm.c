@@ -39,6 +39,7 @@
 #include <strings.h>
 
 #include "bpf_asm.h"
+#include "infile.h"
 
 enum tok_kind {
 	T_EOF,
@@ -960,13 +961,19 @@ int bpf_asm(const char *src, const char *name, struct sock_filter **out,
 /* Whole file into a NUL-terminated buffer; a NUL inside is an error. */
 static int read_text(const char *path, char **buf, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f;
 	size_t cap = 4096, n = 0, got;
 	char *b = NULL, *nb;
-	int e;
+	const char *why;
+	unsigned line = 1;
+	int e = infile_open(&f, path, &why);
 
-	if (!f)
-		goto io_error;
+	if (e) {
+		*buf = NULL;
+		if (err && errlen)
+			snprintf(err, errlen, "%s: %s", path, why);
+		return e;
+	}
 	do {
 		if (!(nb = realloc(b, cap + 1))) {
 			errno = ENOMEM;
@@ -984,8 +991,10 @@ static int read_text(const char *path, char **buf, char *err, size_t errlen)
 	*buf = b;
 	if (strlen(b) == n)
 		return 0;
+	for (const char *q = b; *q; q++)
+		line += *q == '\n';
 	if (err && errlen)
-		snprintf(err, errlen, "%s: contains a NUL byte", path);
+		snprintf(err, errlen, "%s:%u: a NUL byte: assembly is text (a binary file?)", path, line);
 	return -EINVAL;
 io_error:
 	e = errno ? errno : EIO;

@@ -11,6 +11,7 @@
 
 #include "errmsg.h"
 #include "bpf_load.h"
+#include "infile.h"
 
 /* A scanf "%u"-style field: blanks, optional sign, decimal digits. Values
  * that do not fit `max` are refused (glibc's scanf would truncate them). */
@@ -123,15 +124,17 @@ int bpf_read_bytecode_file(const char *path, struct sock_filter **out, uint32_t 
 {
 	/* The same bound iproute2 puts on the normalised text. */
 	const size_t limit = sizeof("4096,") + BPF_MAXINSNS * sizeof("65535 255 255 4294967295,");
-	FILE *f = fopen(path, "r");
+	FILE *f;
 	char *buf, last = 0;
 	size_t n = 0;
-	int c, ret;
+	unsigned line = 1;
+	const char *why;
+	int c, ret = infile_open(&f, path, &why);
 
 	*out = NULL;
 	*len = 0;
-	if (!f)
-		return errmsg(err, errlen, -errno, "%s: %s", path, strerror(errno));
+	if (ret)
+		return errmsg(err, errlen, ret, "%s: %s", path, why);
 	buf = malloc(limit + 1);
 	if (!buf) {
 		fclose(f);
@@ -139,6 +142,13 @@ int bpf_read_bytecode_file(const char *path, struct sock_filter **out, uint32_t 
 	}
 	/* Newlines become commas (never two in a row); blank runs collapse. */
 	while ((c = fgetc(f)) != EOF) {
+		if (c == 0) {
+			free(buf);
+			fclose(f);
+			return errmsg(err, errlen, -EINVAL,
+				      "%s:%u: a NUL byte: a bytecode file is text (a binary file?)", path, line);
+		}
+		line += c == '\n';
 		if (c == '\n' || c == '\r') {
 			if (last == ',' || n == 0)
 				continue;

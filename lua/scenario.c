@@ -13,6 +13,7 @@
 #include "json.h"
 #include "kcheck.h"
 #include "lint.h"
+#include "infile.h"
 #include "lua_tcsim.h"
 #include "qdisc.h"
 
@@ -79,14 +80,18 @@ static int msgh(lua_State *L)
 	return 1;
 }
 
-static int read_file(const char *path, char **text, size_t *len)
+/* The scenario's text; *why says what went wrong (a FIFO is refused, not
+ * waited on: infile.h). */
+static int read_file(const char *path, char **text, size_t *len, const char **why)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f;
 	char *buf = NULL;
 	size_t cap = 0, n = 0;
+	int e = infile_open(&f, path, why);
 
-	if (!f)
-		return -errno;
+	if (e)
+		return e;
+	*why = "out of memory";
 	for (;;) {
 		size_t r;
 
@@ -107,7 +112,8 @@ static int read_file(const char *path, char **text, size_t *len)
 			break;
 	}
 	if (ferror(f)) {
-		int e = errno ? errno : EIO;
+		e = errno ? errno : EIO;
+		*why = strerror(e);
 
 		free(buf);
 		fclose(f);
@@ -342,7 +348,7 @@ int scenario_main(const struct scenario_opts *o)
 {
 	struct scenario sc = {0};
 	lua_State *L = NULL;
-	const char *slash;
+	const char *slash, *why;
 	int rc = 0, r;
 
 	sc.o = o;
@@ -362,9 +368,9 @@ int scenario_main(const struct scenario_opts *o)
 		snprintf(sc.dir, sizeof(sc.dir), "%.*s", (int)(slash - o->path), o->path);
 	if (slash == o->path)
 		snprintf(sc.dir, sizeof(sc.dir), "/");
-	r = read_file(o->path, &sc.src, &sc.srclen);
+	r = read_file(o->path, &sc.src, &sc.srclen, &why);
 	if (r) {
-		fprintf(stderr, "tcsim: %s: %s\n", o->path, strerror(-r));
+		fprintf(stderr, "tcsim: %s: %s\n", o->path, why);
 		rc = 1;
 		goto out;
 	}

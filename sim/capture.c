@@ -14,8 +14,8 @@
  * maximum. The first record that is not (a cut header or body, an
  * oversized caplen, a failed read) is handed back to libpcap from its
  * own offset, so it fails or is trimmed with libpcap's rules and message;
- * libpcap reads the rest. pcapng, byte-swapped and older files, pipes and
- * other non-regular files are read by libpcap throughout. */
+ * libpcap reads the rest. pcapng, byte-swapped and older files are read by
+ * libpcap throughout; a FIFO, device or directory is refused (infile.c). */
 #include <errno.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "infile.h"
 
 #define ETH_HLEN 14
 #define FRAME_MAX (262144 + ETH_HLEN)
@@ -91,6 +92,8 @@ int cap_open(struct capture **out, const char *path, char *err, size_t errlen)
 {
 	char perr[PCAP_ERRBUF_SIZE] = "";
 	struct capture *c;
+	const char *why;
+	int e;
 
 	*out = NULL;
 	c = calloc(1, sizeof(*c));
@@ -98,13 +101,11 @@ int cap_open(struct capture **out, const char *path, char *err, size_t errlen)
 		goto nomem;
 	/* Our own FILE with a 1 MiB buffer: libpcap reads record by record, and
 	 * stdio's default 4 KiB buffer made that a third of a replay's time. */
-	c->fp = fopen(path, "rb");
-	if (!c->fp) {
-		int e = errno;
-
-		snprintf(err, errlen, "%s: not a readable capture: %s", path, strerror(e));
+	e = infile_open(&c->fp, path, &why);
+	if (e) {
+		snprintf(err, errlen, "%s: not a readable capture: %s", path, why);
 		free(c);
-		return -e;
+		return e;
 	}
 	c->fd = fileno(c->fp);
 	c->direct = direct_candidate(c);
@@ -118,7 +119,7 @@ int cap_open(struct capture **out, const char *path, char *err, size_t errlen)
 		fclose(c->fp);
 		free(c->buf);
 		size_t n = strlen(path);
-		const char *why = !strncmp(perr, path, n) && perr[n] == ':' ? perr + n + 1 : perr;
+		why = !strncmp(perr, path, n) && perr[n] == ':' ? perr + n + 1 : perr;
 
 		while (*why == ' ')
 			why++;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "infile.h"
 #include "json.h"
 
 struct json_member {
@@ -669,17 +670,18 @@ int json_parse_file(const char *path, struct json **out, char *err, size_t errle
 {
 	struct buf b = {0};
 	char chunk[65536], msg[512], dummy[1];
-	FILE *f = fopen(path, "rb");
+	const char *why;
+	FILE *f;
 	size_t n;
-	int rc;
+	int rc = infile_open(&f, path, &why);
 
 	if (!err || !errlen) {
 		err = dummy;
 		errlen = sizeof(dummy);
 	}
 	*out = NULL;
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", path, why);
 		return -1;
 	}
 	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)

@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "infile.h"
+
 #include <linux/gen_stats.h>
 #include <linux/if.h>
 #include <linux/if_packet.h>
@@ -1339,6 +1341,7 @@ int kcheck_main(int argc, char **argv)
 	char err[1024], *text = NULL, *dir, *slash;
 	size_t tlen = 0;
 	FILE *f, *mem;
+	const char *why;
 
 	caps = calloc((size_t)argc + 1, sizeof(*caps));
 	if (!caps)
@@ -1388,14 +1391,15 @@ int kcheck_main(int argc, char **argv)
 		free(caps);
 		return 2;
 	}
-	f = fopen(tcfile, "r");
+	if (infile_open(&f, tcfile, &why)) {
+		fprintf(stderr, "tcsim kernel-check: %s: cannot open: %s\n", tcfile, why);
+		free(caps);
+		return 1;
+	}
 	mem = open_memstream(&text, &tlen);
-	if (!f || !mem) {
+	if (!mem) {
 		fprintf(stderr, "tcsim kernel-check: %s: %s\n", tcfile, strerror(errno));
-		if (f)
-			fclose(f);
-		if (mem)
-			fclose(mem);
+		fclose(f);
 		free(text);
 		free(caps);
 		return 2;
@@ -1404,6 +1408,17 @@ int kcheck_main(int argc, char **argv)
 		putc(c, mem);
 	fclose(f);
 	fclose(mem);
+	if (strlen(text) != tlen) { /* the script would end there, silently */
+		int line = 1;
+
+		for (const char *q = text; *q; q++)
+			line += *q == '\n';
+		fprintf(stderr, "tcsim kernel-check: %s:%d: a NUL byte: a tc script is text (a binary file?)\n",
+			tcfile, line);
+		free(text);
+		free(caps);
+		return 1;
+	}
 	dir = strdup(tcfile);
 	if (!dir) {
 		free(text);

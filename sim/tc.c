@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "errmsg.h"
+#include "infile.h"
 #include "tc.h"
 
 #define NLM_F_REPLACE 0x100
@@ -1315,14 +1316,14 @@ int tc_run_script_at(struct sim *s, const char *text, const char *name, int firs
 
 int tc_run_file(struct sim *s, const char *path, FILE *out, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	char *text = NULL, *dir = NULL, *slash;
+	FILE *f;
+	char *text = NULL, *dir = NULL, *slash, *nul;
 	size_t len = 0, cap = 0;
-	int ret;
+	const char *why;
+	int ret = infile_open(&f, path, &why);
 
-	if (!f) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(-ret));
+	if (ret) {
+		snprintf(err, errlen, "%s: cannot open: %s", path, why);
 		return ret;
 	}
 	for (;;) {
@@ -1351,6 +1352,16 @@ int tc_run_file(struct sim *s, const char *path, FILE *out, char *err, size_t er
 		goto out;
 	}
 	text[len] = 0;
+	/* the script would end at the NUL, silently */
+	if ((nul = memchr(text, 0, len))) {
+		int line = 1;
+
+		for (const char *q = text; q < nul; q++)
+			line += *q == '\n';
+		ret = script_fail(err, errlen, -EINVAL, path, line,
+				  "a NUL byte: a tc script is text (a binary file?)");
+		goto out;
+	}
 	dir = strdup(path);
 	if (!dir) {
 		ret = -ENOMEM;

@@ -742,7 +742,7 @@ static void test_file_errors(void)
 	CU_ASSERT_EQUAL(write(fd, "ret #0\n\0ret #1\n", 15), 15);
 	close(fd);
 	CU_ASSERT_EQUAL(bpf_asm_file(tmp, &p, &n, err, sizeof(err)), -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "contains a NUL byte"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, ":2: a NUL byte"));
 	CU_ASSERT_PTR_NULL(p);
 	unlink(tmp);
 	/* no error buffer at all, and a NULL source */

@@ -194,7 +194,9 @@ static void wrap(struct capture *c, struct cap_pkt *pkt, const uint8_t *src,
 	memcpy(c->frame + ETH_HLEN, l3, l3cap);
 	pkt->data = c->frame;
 	pkt->caplen = l3cap + ETH_HLEN;
-	pkt->len = l3len + ETH_HLEN;
+	/* a record may claim an original length near 4 GiB: the header added
+	 * must not wrap it below the bytes present */
+	pkt->len = l3len > UINT32_MAX - ETH_HLEN ? UINT32_MAX : l3len + ETH_HLEN;
 }
 
 static uint32_t host32(const uint8_t *p, int swapped)

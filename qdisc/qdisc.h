@@ -117,6 +117,12 @@ struct qdisc_ops {
 	/* The options part of `tc qdisc show`, e.g. "bands 3 priomap 1 2 ..." */
 	void (*dump)(const struct qdisc *q, FILE *out, int details); /* details: tc -d */
 	void (*timer)(struct qdisc *q); /* a timer armed through env fired */
+	/* While q is empty, is each firing of its timer one env->random draw and
+	 * a re-arm `period` ns later, and nothing else (sfq's perturbation)? Then
+	 * the period, and the simulation may apply a run of firings over idle
+	 * time at once, with the values stepping would give; 0 when a firing now
+	 * could do more. NULL: never. */
+	uint64_t (*idle_period)(const struct qdisc *q);
 	/* classes (NULL for classless kinds) */
 	int (*graft)(struct qdisc *q, uint32_t classid, struct qdisc *child, char *err,
 		     size_t errlen);

@@ -923,6 +923,15 @@ static void sfq_timer(struct qdisc *q)
 		sfq_arm(q);
 }
 
+/* Empty, a perturbation draws one value, finds nothing to rehash and
+ * re-arms: the simulation may skip a run of them over idle time. */
+static uint64_t sfq_idle_period(const struct qdisc *q)
+{
+	const struct sfq_sched_data *sd = q->priv;
+
+	return q->s.qlen || sd->tail != SFQ_EMPTY_SLOT ? 0 : (uint64_t)sd->perturb_period * NSEC_PER_SEC;
+}
+
 /* ---- configuration ---- */
 
 /* sfq_change as sfq_init runs it: validation, then the fields in the
@@ -1163,5 +1172,6 @@ const struct qdisc_ops sfq_qdisc_ops = {
     .destroy = sfq_destroy,
     .dump = sfq_dump,
     .timer = sfq_timer,
+    .idle_period = sfq_idle_period,
     .walk = sfq_walk,
 };

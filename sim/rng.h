@@ -14,6 +14,13 @@ static inline void rng_seed(struct rng *r, uint64_t seed)
 	r->s = seed;
 }
 
+/* Moves on n draws at once, as n calls of rng_u64 would (splitmix64's state
+ * is a counter). */
+static inline void rng_skip(struct rng *r, uint64_t n)
+{
+	r->s += n * 0x9e3779b97f4a7c15ull;
+}
+
 static inline uint64_t rng_u64(struct rng *r)
 {
 	uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);

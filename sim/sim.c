@@ -70,12 +70,8 @@ static int ev_push(struct sim *s, uint64_t t, enum ev_kind kind, void *obj, stru
 	return 0;
 }
 
-static struct event ev_pop(struct ev_heap *h)
+static void ev_sift_down(struct ev_heap *h, size_t i)
 {
-	struct event top = h->v[0];
-	size_t i = 0;
-
-	h->v[0] = h->v[--h->n];
 	for (;;) {
 		size_t l = 2 * i + 1, r = l + 1, m = i;
 
@@ -91,6 +87,14 @@ static struct event ev_pop(struct ev_heap *h)
 		h->v[m] = tmp;
 		i = m;
 	}
+}
+
+static struct event ev_pop(struct ev_heap *h)
+{
+	struct event top = h->v[0];
+
+	h->v[0] = h->v[--h->n];
+	ev_sift_down(h, 0);
 	return top;
 }
 
@@ -497,6 +501,143 @@ static int sim_idle(const struct sim *s)
 	return 1;
 }
 
+/* ---- idle time ----
+ *
+ * With nothing queued anywhere, a qdisc's periodic timer (sfq's
+ * perturbation) changes nothing but its one random draw per firing. Over a
+ * long silence (a capture with a gap of years) stepping through those
+ * firings one by one costs tens of millions of events; instead the whole
+ * run of firings up to the next arrival is applied at once. Each timer i,
+ * due first at t_i with period P_i, fires n_i times up to `end`; its last
+ * firing L_i has a rank among all N firings of the run, in the order
+ * stepping would take them (time, then arming order); the generator is a
+ * counter, so that firing's draw is the one N..rank places on, and each
+ * last firing runs for real with exactly that draw and the sequence number
+ * its re-arm would have had. The results are byte-identical to stepping
+ * (sim_config.step_idle, which the tests compare with). */
+struct idle_timer {
+	struct qdisc *q;
+	struct dev *d;
+	uint64_t t, seq, period, n, last, rank;
+};
+
+/* Does timer a's firing at time at (both a and b fire then) come before
+ * b's? Stepping orders them by the sequence number of their arming: one
+ * armed before the run (its first firing of the run) goes first, and of
+ * two such, the older; of two re-armed ones, the one armed earlier, at its
+ * previous firing at - period: the longer period. With equal periods both
+ * were re-armed together, back to the later first firing of the two. */
+static int idle_first(const struct idle_timer *a, const struct idle_timer *b, uint64_t at)
+{
+	int fa = at == a->t, fb = at == b->t;
+
+	if (fa && fb)
+		return a->seq < b->seq;
+	if (fa || fb)
+		return fa;
+	if (a->period != b->period)
+		return a->period > b->period;
+	if (a->t != b->t)
+		return a->t > b->t; /* at the later first firing, the other was re-armed */
+	return a->seq < b->seq;
+}
+
+/* Firings of j ordered before i's last one. */
+static uint64_t idle_before(const struct idle_timer *j, const struct idle_timer *i)
+{
+	uint64_t at = i->last, n;
+
+	if (j->t >= at)
+		n = 0;
+	else
+		n = (at - 1 - j->t) / j->period + 1;
+	if (j->t <= at && (at - j->t) % j->period == 0 && (at - j->t) / j->period < j->n &&
+	    idle_first(j, i, at))
+		n++;
+	return n;
+}
+
+static int idle_rank_cmp(const void *a, const void *b)
+{
+	const struct idle_timer *x = a, *y = b;
+
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* Applies every timer firing due up to and including `end` (the sim is
+ * idle until then). 1 when it did; 0 when some timer due by then is not an
+ * idle-periodic one, or there is nothing to gain (the caller steps). */
+static int skip_idle_timers(struct sim *s, uint64_t end)
+{
+	struct ev_heap *h = s->events;
+	struct idle_timer *v;
+	size_t k = 0, kept = 0;
+	uint64_t total = 0, base_seq = s->next_seq;
+	struct rng r0 = s->rng;
+
+	for (size_t i = 0; i < h->n; i++) {
+		const struct event *e = &h->v[i];
+		struct qdisc *q = e->obj;
+
+		if (e->kind != EV_TIMER || e->t > end || !q)
+			continue;
+		if (!q->ops->idle_period || !q->ops->idle_period(q))
+			return 0;
+		k++;
+	}
+	if (!k)
+		return 0;
+	v = calloc(k, sizeof(*v));
+	if (!v)
+		return 0;
+	k = 0;
+	for (size_t i = 0; i < h->n; i++) {
+		const struct event *e = &h->v[i];
+		struct idle_timer *it;
+
+		if (e->kind != EV_TIMER || e->t > end) {
+			h->v[kept++] = *e;
+			continue;
+		}
+		if (!e->obj)
+			continue; /* a destroyed qdisc's: stepping pops it for nothing */
+		it = &v[k++];
+		it->q = e->obj;
+		it->d = e->dev;
+		it->t = e->t;
+		it->seq = e->seq;
+		it->period = it->q->ops->idle_period(it->q);
+		it->n = (end - it->t) / it->period + 1;
+		it->last = it->t + (it->n - 1) * it->period;
+		total += it->n;
+	}
+	h->n = kept;
+	for (size_t i = h->n / 2; i-- > 0;) /* heapify what is left */
+		ev_sift_down(h, i);
+	for (size_t i = 0; i < k; i++) {
+		v[i].rank = v[i].n; /* its own firings, the last included */
+		for (size_t j = 0; j < k; j++)
+			if (j != i)
+				v[i].rank += idle_before(&v[j], &v[i]);
+	}
+	qsort(v, k, sizeof(*v), idle_rank_cmp);
+	for (size_t i = 0; i < k; i++) {
+		struct idle_timer *it = &v[i];
+
+		s->now = it->last;
+		s->rng = r0;
+		rng_skip(&s->rng, it->rank - 1);
+		s->next_seq = base_seq + it->rank - 1;
+		it->q->ops->timer(it->q);
+		dev_kick(it->d);
+	}
+	s->rng = r0;
+	rng_skip(&s->rng, total);
+	s->next_seq = base_seq + total;
+	free(v);
+	return 1;
+}
+
 int sim_run_until(struct sim *s, uint64_t until)
 {
 	for (;;) {
@@ -539,6 +680,12 @@ int sim_run_until(struct sim *s, uint64_t until)
 		 * packet left to arrive or to send, an open-ended run is over. */
 		if (until == UINT64_MAX && !s->work_events && sim_idle(s))
 			break;
+		if (!s->cfg.step_idle && sim_idle(s)) {
+			uint64_t end = ss && ss->next.t_ns < until ? ss->next.t_ns : until;
+
+			if (end != UINT64_MAX && skip_idle_timers(s, end))
+				continue;
+		}
 		e = ev_pop(s->events);
 		if (e.kind != EV_TIMER)
 			s->work_events--;

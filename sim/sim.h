@@ -50,6 +50,9 @@ struct sim_config {
 	uint64_t rate_bps;
 	uint32_t overhead, mtu, txqueuelen;
 	uint64_t delay_ns;
+	/* Fire every idle timer one by one instead of applying runs of them at
+	 * once (sim.c, idle time): the reference the tests compare with. */
+	int step_idle;
 };
 void sim_config_default(struct sim_config *c);
 

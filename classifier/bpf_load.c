@@ -59,11 +59,18 @@ int bpf_parse_bytecode(const char *str, const char *where, struct sock_filter **
 	struct sock_filter *insns;
 	uint64_t n, v;
 	uint32_t i = 0;
-	int neg;
+	int neg, r;
 
 	*out = NULL;
 	*len = 0;
-	if (scan_num(&s, 0xffff, 0, &n, &neg) || *s != ',')
+	r = scan_num(&s, 0xffff, 0, &n, &neg);
+	if (r == -2) {
+		while (isspace((unsigned char)*str))
+			str++;
+		return errmsg(err, errlen, -EINVAL, "%s: instruction count %.*s: it must be 1..%d",
+			      where, (int)(s - str), str, BPF_MAXINSNS);
+	}
+	if (r || *s != ',')
 		return errmsg(err, errlen, -EINVAL,
 			    "%s: bytecode must start with the instruction count and a comma (\"N,code jt jf k,...\")",
 			    where);
@@ -86,7 +93,7 @@ int bpf_parse_bytecode(const char *str, const char *where, struct sock_filter **
 		}
 		s = tok;
 		for (int j = 0; j < 4; j++) {
-			int r = scan_num(&s, max[j], j == 3, &v, &neg);
+			r = scan_num(&s, max[j], j == 3, &v, &neg);
 
 			if (r == -1) {
 				free(insns);
@@ -101,6 +108,16 @@ int bpf_parse_bytecode(const char *str, const char *where, struct sock_filter **
 					    where, i, field[j], (unsigned long long)max[j]);
 			}
 			f[j] = v;
+		}
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s && *s != ',') {
+			const char *e = strchr(s, ',');
+
+			free(insns);
+			return errmsg(err, errlen, -EINVAL,
+				      "%s: instruction %u: \"%.*s\" after its four numbers \"code jt jf k\"",
+				      where, i, e ? (int)(e - s) : (int)strlen(s), s);
 		}
 		insns[i].code = (uint16_t)f[0];
 		insns[i].jt = (uint8_t)f[1];

@@ -230,7 +230,11 @@ static int cmd_check(int argc, char **argv)
 		return 1;
 	}
 	if (bpf_check(insns, len, o.kernel, err, sizeof(err))) {
-		fprintf(stderr, "rejected: %s\n", err);
+		/* a file's program: name the file the instruction is in */
+		if (o.filter.kind == 'F' || o.filter.kind == 'a')
+			fprintf(stderr, "rejected: %s: %s\n", o.filter.val, err);
+		else
+			fprintf(stderr, "rejected: %s\n", err);
 		free(insns);
 		return 1;
 	}

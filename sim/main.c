@@ -676,7 +676,7 @@ static int cmd_scenario(int argc, char **argv, int check)
 		}
 		if (bad) {
 			fprintf(stderr, "tcsim: --%s%s%s: %s (tcsim check --help)\n", longopts[li].name, a ? " " : "",
-				a ? a : "", check ? "not a valid value" : "belongs to tcsim check");
+				a ? a : "", check || c == O_SEED ? "not a valid value" : "belongs to tcsim check");
 			return 2;
 		}
 	}

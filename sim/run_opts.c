@@ -1,6 +1,7 @@
 /* run_opts.c - the device, replay and model options of tcsim run, explain
  * and lint: one table, one parser. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,7 +78,13 @@ int opt_parse_positive(const char *s, double *out)
 
 	errno = 0;
 	*out = strtod(s, &end);
-	return errno || end == s || *end || *out <= 0 ? -1 : 0;
+	return errno || end == s || *end || !isfinite(*out) || *out <= 0 ? -1 : 0;
+}
+
+/* --pps and --mbps: what src_open_capture takes, 1e-6 to 1e12 */
+static int rate_in_range(double v)
+{
+	return v * 1e6 >= 0.5 && v <= 1e12;
 }
 
 /* word must be one of two; *flag = 1 for the second */
@@ -108,8 +115,8 @@ int run_opts_apply(struct run_opts *o, int c, const char *a)
 	case O_DELAY: bad = tc_get_time_ns(&cfg->delay_ns, a); break;
 	case O_DEV: o->devname = a; break;
 	case O_SPEED: bad = opt_parse_positive(a, &ro->speed); break;
-	case O_PPS: bad = opt_parse_positive(a, &ro->pps); break;
-	case O_MBPS: bad = opt_parse_positive(a, &ro->mbps); break;
+	case O_PPS: bad = opt_parse_positive(a, &ro->pps) || !rate_in_range(ro->pps); break;
+	case O_MBPS: bad = opt_parse_positive(a, &ro->mbps) || !rate_in_range(ro->mbps); break;
 	case O_TOPSPEED: ro->topspeed = 1; break;
 	case O_LOOP: bad = opt_parse_u64(a, &ro->loop); break; /* 0 = forever */
 	case O_LIMIT: bad = opt_parse_u64(a, &ro->limit) || ro->limit == 0; break;

@@ -175,8 +175,45 @@ static char *classid_str(char *buf, size_t n, uint32_t h)
 
 /* ---- devices ---- */
 
+/* The length of the UTF-8 sequence at p, 0 if it is none (overlong forms
+ * and surrogates included). */
+static int utf8_seq(const unsigned char *p)
+{
+	int n = p[0] < 0x80 ? 1 : p[0] < 0xc2 ? 0 : p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : p[0] < 0xf5 ? 4 : 0;
+
+	for (int i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
+	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
+		return 0;
+	return n;
+}
+
+/* What Linux's dev_valid_name refuses ("." and "..", '/', ':', blanks),
+ * and what reports and JSON could not carry as text: control bytes and
+ * bytes that are not UTF-8. NULL for a good name. */
+static const char *dev_name_fault(const char *name)
+{
+	const unsigned char *p = (const unsigned char *)name;
+	int n;
+
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return "\".\" and \"..\" are reserved";
+	for (; *p; p += n) {
+		if (*p == '/' || *p == ':' || *p == ' ' || (*p >= '\t' && *p <= '\r'))
+			return "no '/', ':' or blanks in it";
+		if (*p < 0x20 || *p == 0x7f)
+			return "no control characters in it";
+		if (!(n = utf8_seq(p)))
+			return "not UTF-8";
+	}
+	return NULL;
+}
+
 static int get_dev(struct tc_cmd *c, const char *name, int create, struct dev **d)
 {
+	const char *fault;
 	char msg[256];
 	int ret;
 
@@ -187,6 +224,8 @@ static int get_dev(struct tc_cmd *c, const char *name, int create, struct dev **
 		return 0;
 	if (!create)
 		return fail(c, -ENODEV, "Cannot find device \"%s\"", name);
+	if ((fault = dev_name_fault(name)))
+		return fail(c, -EINVAL, "\"%s\" is not a valid device name (%s)", name, fault);
 	ret = sim_dev_add(c->s, name, d, msg, sizeof(msg));
 	return ret ? pass_on(c, ret, msg) : 0;
 }

@@ -756,7 +756,7 @@ static void test_classless_root_and_names(void)
 	    {.t = 0, .len = 1000}, {.t = 0, .len = 1000},
 	};
 	struct setup c = {"qdisc add dev eth0 root handle 1: pfifo limit 2\n"
-			  "qdisc add dev we:1 root handle 5: sfq\n",
+			  "qdisc add dev we=1 root handle 5: sfq\n",
 			  1000000, 0, v, 5, 0};
 	char *top = mktmp(), err[512];
 	struct output_opts oo = {top, top, 0};

@@ -219,6 +219,15 @@ static size_t utf8_len(const unsigned char *p, const unsigned char *end)
 	return n;
 }
 
+size_t json_utf8_len(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (!n)
+		return 0;
+	return p[0] < 0x80 ? 1 : utf8_len(p, p + n);
+}
+
 /* A string at ps->p (the opening quote) into a NUL-terminated buffer. */
 static int parse_string(struct parser *ps, struct buf *b)
 {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "report.h"
 #include "tc.h"
 
@@ -222,18 +223,27 @@ void report_text(const struct sim *s, FILE *out)
 
 /* ---- JSON ---- */
 
+/* A byte that is not UTF-8 (a capture's file name can hold any) becomes
+ * U+FFFD: JSON is UTF-8, and tcsim's own reader refuses anything else. */
 static void json_str(FILE *out, const char *s)
 {
 	fputc('"', out);
-	for (; *s; s++) {
+	for (size_t n; *s; s += n) {
 		unsigned char c = (unsigned char)*s;
 
+		n = 1;
 		if (c == '"' || c == '\\')
 			fprintf(out, "\\%c", c);
 		else if (c < 0x20)
 			fprintf(out, "\\u%04x", c);
-		else
+		else if (c < 0x80)
 			fputc(c, out);
+		else if ((n = json_utf8_len(s, strlen(s))))
+			fwrite(s, 1, n, out);
+		else {
+			fputs("\\ufffd", out);
+			n = 1;
+		}
 	}
 	fputc('"', out);
 }

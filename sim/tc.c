@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "errmsg.h"
+#include "json.h"
 #include "infile.h"
 #include "tc.h"
 
@@ -175,28 +176,13 @@ static char *classid_str(char *buf, size_t n, uint32_t h)
 
 /* ---- devices ---- */
 
-/* The length of the UTF-8 sequence at p, 0 if it is none (overlong forms
- * and surrogates included). */
-static int utf8_seq(const unsigned char *p)
-{
-	int n = p[0] < 0x80 ? 1 : p[0] < 0xc2 ? 0 : p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : p[0] < 0xf5 ? 4 : 0;
-
-	for (int i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||
-	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
-		return 0;
-	return n;
-}
-
 /* What Linux's dev_valid_name refuses ("." and "..", '/', ':', blanks),
  * and what reports and JSON could not carry as text: control bytes and
  * bytes that are not UTF-8. NULL for a good name. */
 static const char *dev_name_fault(const char *name)
 {
 	const unsigned char *p = (const unsigned char *)name;
-	int n;
+	size_t n;
 
 	if (!strcmp(name, ".") || !strcmp(name, ".."))
 		return "\".\" and \"..\" are reserved";
@@ -205,7 +191,7 @@ static const char *dev_name_fault(const char *name)
 			return "no '/', ':' or blanks in it";
 		if (*p < 0x20 || *p == 0x7f)
 			return "no control characters in it";
-		if (!(n = utf8_seq(p)))
+		if (!(n = json_utf8_len((const char *)p, strlen((const char *)p))))
 			return "not UTF-8";
 	}
 	return NULL;

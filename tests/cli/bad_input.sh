@@ -374,5 +374,21 @@ while IFS='|' read -r kind badness want pat cmd; do
 done <<EOF
 $ROWS
 EOF
+# A capture's file name that is not UTF-8 reaches the JSON as U+FFFD, so
+# tcsim reads its own output back: a scenario's golden, written and
+# expected (the reader refused the raw byte: "invalid UTF-8 in a string").
+U8=$B/$(printf 'x\377').pcap
+cp "$CAP" "$U8"
+printf 'local sim = tcsim.sim{}\nsim:dev("eth0"):tc[[qdisc add dev eth0 root pfifo]]\nsim:replay("%s", { limit = 5 })\nsim:run()\n' "$U8" >"$B/u8name.lua"
+if $TCSIM check "$B/u8name.lua" --write-golden "$B/u8name.json" --quiet >/dev/null 2>"$T_TMP/err" &&
+	$TCSIM check "$B/u8name.lua" --expect "$B/u8name.json" --quiet >/dev/null 2>>"$T_TMP/err" &&
+	grep -q 'x\\ufffd\.pcap' "$B/u8name.json"; then
+	ok
+	echo "ok   capture / invalid UTF-8 name: JSON written with U+FFFD, read back"
+else
+	T_FAIL=$((T_FAIL + 1))
+	echo "FAIL capture / invalid UTF-8 name: $(head -c 300 "$T_TMP/err")"
+fi
+
 echo "$n rows: $(printf "%s\n" "$ROWS" | grep -v '^#' | cut -d'|' -f1 | sort | uniq -c | awk '{ printf "%s%s %d", s, $2, $1; s = ", " }')"
 finish

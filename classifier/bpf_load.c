@@ -210,7 +210,11 @@ int bpf_compile_expr(const char *expr, struct sock_filter **out, uint32_t *len,
 		return errmsg(err, errlen, -ENOMEM, "expression: libpcap could not start");
 	/* tcpdump: optimised, netmask 0 when the capture device has none. */
 	if (pcap_compile(p, &fp, expr, 1, 0) < 0) {
-		ret = errmsg(err, errlen, -EINVAL, "expression '%s': %s", expr, pcap_geterr(p));
+		/* a long expression is cut, so that the rule stays in the message */
+		int n = (int)strlen(expr);
+
+		ret = errmsg(err, errlen, -EINVAL, "expression '%.*s%s': %s", n > 64 ? 60 : n, expr,
+			     n > 64 ? "..." : "", pcap_geterr(p));
 		goto out;
 	}
 	*out = malloc(fp.bf_len * sizeof(**out));

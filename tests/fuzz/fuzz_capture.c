@@ -1,13 +1,14 @@
 /* fuzz_capture.c - a capture file through the path `tcsim run` takes:
  * run_opts_add_captures, the seed commit's policy (prio, three sfq, four
  * bpf filters), sim_run, the accounting check and both reports. The first
- * input byte picks the model and replay options; the rest is the file
- * (pcap or pcapng, any link type). A run whose packets do not add up is a
- * finding: every packet read must be accounted for.
+ * input byte picks the model and replay options, the second whether the
+ * run is traced (every packet, or through a tcpdump filter) or tells one
+ * packet's story as tcsim explain does; the rest is the file (pcap or
+ * pcapng, any link type). A run whose packets do not add up is a finding:
+ * every packet read must be accounted for.
  *
- * The sfq leaves have no perturb timer: a fuzzed capture spanning years
- * would spend its time firing it over idle time (issue 17), which is slow
- * rather than wrong. */
+ * The sfq leaves perturb every 1 and 16 s: a fuzzed capture spanning years
+ * crosses its silences through the idle-time skip (sim.c). */
 #include "fuzz.h"
 
 #include "report.h"
@@ -18,8 +19,8 @@
 
 static const char policy[] =
 	"qdisc add dev eth0 root handle 1: prio bands 3 priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1\n"
-	"qdisc add dev eth0 parent 1:1 handle 10: sfq\n"
-	"qdisc add dev eth0 parent 1:2 handle 20: sfq limit 20 depth 4 divisor 16\n"
+	"qdisc add dev eth0 parent 1:1 handle 10: sfq perturb 1\n"
+	"qdisc add dev eth0 parent 1:2 handle 20: sfq perturb 16 limit 20 depth 4 divisor 16\n"
 	"qdisc add dev eth0 parent 1:3 handle 30: pfifo limit 8\n"
 	"filter add dev eth0 parent 1: pref 1 bpf bytecode '13,40 0 0 12,21 0 10 2048,48 0 0 23,"
 	"21 0 8 6,40 0 0 20,69 6 0 8191,177 0 0 14,72 0 0 14,21 2 0 22,72 0 0 16,21 0 1 22,"

@@ -99,7 +99,8 @@ static int replay_path(const char *path, unsigned long *count)
 		n++;
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_names);
+	if (n) /* an empty folder has no array at all */
+		qsort(names, n, sizeof(*names), cmp_names);
 	for (size_t i = 0; i < n; i++) {
 		if (replay_path(names[i], count))
 			rc = -1;

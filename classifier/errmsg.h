@@ -9,9 +9,9 @@
 int errmsg(char *err, size_t errlen, int code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-/* Keeps a message on one line: control bytes (a newline inside a quoted
- * word, a NUL-free but hostile file name) become \n, \r, \t or \xHH,
- * truncated to errlen. */
+/* Keeps a message on one line and printable: control bytes (a newline
+ * inside a quoted word) and bytes that are not well-formed UTF-8 become
+ * \n, \r, \t or \xHH; truncated to errlen. */
 void errmsg_oneline(char *err, size_t errlen);
 
 #endif

@@ -1056,6 +1056,22 @@ static void test_show_api(void)
 	sim_free(&s);
 }
 
+/* Messages stay one printable line: a quoted word across lines, control
+ * bytes, and bytes that are not UTF-8 come out escaped; UTF-8 stays. */
+static void test_message_one_line(void)
+{
+	struct sim_config cfg;
+	struct sim s;
+	char err[512];
+
+	sim_config_default(&cfg);
+	CU_ASSERT_FATAL(sim_init(&s, &cfg) == 0);
+	CU_ASSERT(tc_run_script(&s, "qdisc add dev eth0 root pfifo limit '\xff" "1\n\x01\xc3\xa9\xed\xa0\x80'", "t", NULL, NULL,
+				 err, sizeof(err)) != 0);
+	CU_ASSERT_STRING_EQUAL(err, "t:1: pfifo: Illegal value for \"limit\": \"\\xff1\\n\\x01\xc3\xa9\\xed\\xa0\\x80\"");
+	sim_free(&s);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -1088,5 +1104,6 @@ int main(void)
 	CU_add_test(s, "devices: created by changes, not by show", test_devices);
 	CU_add_test(s, "tc_exec with and without tc and where", test_exec);
 	CU_add_test(s, "tc_show_* print what show commands print", test_show_api);
+	CU_add_test(s, "error messages: one printable line", test_message_one_line);
 	return unit_run();
 }

@@ -7,14 +7,21 @@
 #   make valgrind   tcsim under valgrind memcheck: scenarios, check, run with every output, error paths
 #   make fuzz       every fuzz target under libFuzzer for FUZZ_SECONDS [60] each (clang)
 #   make bench      interpreter and whole-simulation speed against libpcap, peak RSS
+#   make install    PREFIX=/usr/local, DESTDIR=: the binary, docs and scenarios (make uninstall)
 #   make deps       install missing Debian packages (needs root)
 
-PKGS      := libpcap libnl-3.0 libnl-route-3.0 lua5.4
-DEB_LIBS  := libpcap-dev libnl-3-dev libnl-route-3-dev liblua5.4-dev libcunit1-dev pkg-config
-DEB_TOOLS := netsniff-ng tcpdump tcpreplay iproute2 gnuplot-nox
-DEB_BINS  := bpfc tcpdump tcpreplay tc pkg-config
+# Building needs only the libraries; the tests need CUnit and the reference
+# tools too (command:package).
+PKGS       := libpcap libnl-3.0 libnl-route-3.0 lua5.4
+BUILD_DEBS := libpcap-dev libnl-3-dev libnl-route-3-dev liblua5.4-dev pkg-config
+TEST_DEBS  := libcunit1-dev netsniff-ng tcpdump tcpreplay iproute2 gnuplot-nox
+TEST_BINS  := bpfc:netsniff-ng tcpdump:tcpdump tcpreplay:tcpreplay tc:iproute2
 
 BUILD   ?= build
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share/tcsim
+DOCDIR  ?= $(PREFIX)/share/doc/tcsim
 CC      ?= cc
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
@@ -43,8 +50,8 @@ FUZZ_BIN   := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all demo check check-qemu asan bench deps deps-check format clean fuzz fuzz-bins fuzz-deps-check valgrind
-all: deps-check tcsim
+.PHONY: all demo check check-qemu asan bench deps deps-check deps-check-test install uninstall format clean fuzz fuzz-bins fuzz-deps-check valgrind
+all: tcsim
 
 tcsim: $(BUILD)/tcsim
 	@cp $< $@
@@ -56,7 +63,14 @@ $(BUILD)/libtcsim.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/%.o: %.c
+# Every object waits for the dependency check (order-only), so make -j on a
+# fresh machine installs the headers before it compiles anything.
+$(BUILD)/%.o: %.c | $(BUILD)/.deps-build
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+
+# The unit tests include CUnit's headers.
+$(BUILD)/tests/unit/%.o: tests/unit/%.c | $(BUILD)/.deps-test
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
@@ -84,28 +98,28 @@ $(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/noresolve
 # The main job (until the Lua scenario lands): the seed commit's ssh.ops
 # assembled and run over a real SSH capture, then its whole policy (prio,
 # sfq, four bpf filters) on a 256 kbit/s link.
-demo: deps-check tcsim
+demo: tcsim
 	./tcsim bpf asm scenarios/filters/ssh.ops
 	./tcsim scenarios/ssh_http.lua
 
-check: deps-check $(BUILD)/tcsim $(UNIT_BIN) $(TOOL_BIN) $(REPLAY_BIN)
+check: $(BUILD)/.deps-test $(BUILD)/tcsim $(UNIT_BIN) $(TOOL_BIN) $(REPLAY_BIN)
 	@TCSIM=$(abspath $(BUILD))/tcsim BUILD=$(abspath $(BUILD)) sh tests/run_all.sh
 
 # prio and sfq against Debian's kernel booted in qemu (root; ~3 minutes):
 # tests/qemu/prio_oracle.sh replays each recorded case live. make check
 # compares with the recorded kernel output instead (tests/cli/prio_recorded.sh).
-check-qemu: deps-check $(BUILD)/tcsim
+check-qemu: $(BUILD)/.deps-test $(BUILD)/tcsim
 	@TCSIM=$(abspath $(BUILD))/tcsim sh tests/qemu/prio_oracle.sh
 
-# Same tests, separate build tree, sanitizers on, any report fatal.
 # tcsim under valgrind memcheck, leaks included: a scenario, tcsim check, tcsim
 # run with every output, an error path of each command (tests/valgrind.sh;
 # .ci/run runs its ci rows).
-valgrind: deps-check $(BUILD)/tcsim
+valgrind: $(BUILD)/tcsim
 	@command -v valgrind >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || \
 	  { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends valgrind; }
 	@TCSIM=$(abspath $(BUILD))/tcsim sh tests/valgrind.sh $(if $(VALGRIND_SET),$(VALGRIND_SET),all)
 
+# Same tests, separate build tree, sanitizers on, any report fatal.
 asan:
 	$(MAKE) BUILD=build-asan OPT=-O1 \
 	  CFLAGS='-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' \
@@ -114,7 +128,7 @@ asan:
 # Every fuzz target under libFuzzer + ASan + UBSan for FUZZ_SECONDS each
 # (clang; make deps installs it only for this target). Findings land in
 # build-fuzz/findings/NAME/; keep a minimized one in tests/fuzz/regress/NAME/.
-fuzz: deps-check fuzz-deps-check
+fuzz: $(BUILD)/.deps-build fuzz-deps-check
 	$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang OPT=-O1 CFLAGS="$(FUZZ_FLAGS)" \
 	  LDFLAGS="-fsanitize=address,undefined" fuzz-bins
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" sh tests/fuzz/run.sh build-fuzz
@@ -129,23 +143,55 @@ fuzz-deps-check:
 	  else echo "tcsim: make fuzz needs clang and libFuzzer; run 'sudo make fuzz-deps-check' (Debian: clang libclang-rt-14-dev)" >&2; exit 1; fi; \
 	fi
 
-bench: deps-check $(BENCH_BIN) $(SIM_BENCH)
+bench: $(BENCH_BIN) $(SIM_BENCH)
 	$(BENCH_BIN)
 	$(SIM_BENCH)
 
 # Missing packages are installed when we are root; otherwise we say which.
-deps-check:
+# The stamps record a check that passed, once per build tree.
+$(BUILD)/.deps-build:
 	@missing=""; \
-	for p in $(PKGS) cunit; do pkg-config --exists $$p 2>/dev/null || missing=1; done; \
-	for b in $(DEB_BINS); do command -v $$b >/dev/null 2>&1 || [ -x /usr/sbin/$$b ] || [ -x /sbin/$$b ] || missing=1; done; \
+	command -v pkg-config >/dev/null 2>&1 || missing=1; \
+	for p in $(PKGS); do pkg-config --exists $$p 2>/dev/null || missing=1; done; \
 	if [ -n "$$missing" ]; then \
-	  if [ "$$(id -u)" = 0 ]; then $(MAKE) --no-print-directory deps; \
-	  else echo "tcsim: missing packages; run 'sudo make deps' (Debian: $(DEB_LIBS) $(DEB_TOOLS))" >&2; exit 1; fi; \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(BUILD_DEBS) || exit 1; \
+	  else echo "tcsim: building needs $(BUILD_DEBS); run 'sudo make deps' or apt-get install them" >&2; exit 1; fi; \
 	fi
+	@mkdir -p $(dir $@) && touch $@
+
+$(BUILD)/.deps-test: | $(BUILD)/.deps-build
+	@need=""; \
+	pkg-config --exists cunit 2>/dev/null || need="libcunit1-dev"; \
+	for bp in $(TEST_BINS); do b=$${bp%%:*}; \
+	  command -v $$b >/dev/null 2>&1 || [ -x /usr/sbin/$$b ] || [ -x /sbin/$$b ] || need="$$need $${bp#*:}"; done; \
+	if [ -n "$$need" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(TEST_DEBS) || exit 1; \
+	  else echo "tcsim: the tests need the Debian packages$$need; run 'sudo make deps'" >&2; exit 1; fi; \
+	fi
+	@touch $@
+
+deps-check: $(BUILD)/.deps-build
+deps-check-test: $(BUILD)/.deps-test
 
 deps:
 	apt-get update -q
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(DEB_LIBS) $(DEB_TOOLS)
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(BUILD_DEBS) $(TEST_DEBS)
+
+# make install [DESTDIR=D] [PREFIX=/usr/local]: the binary, the Lua API and
+# trace docs, and the shipped scenarios (with their filters and captures)
+# under share/tcsim, runnable from anywhere.
+install: $(BUILD)/tcsim
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(DATADIR)
+	install -m 755 $(BUILD)/tcsim $(DESTDIR)$(BINDIR)/tcsim
+	install -m 644 README.md docs/lua-api.md docs/trace.md $(DESTDIR)$(DOCDIR)/
+	cd scenarios && find . -type d -exec install -d $(DESTDIR)$(DATADIR)/scenarios/{} \; && \
+	  find . -type f -exec install -m 644 {} $(DESTDIR)$(DATADIR)/scenarios/{} \;
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tcsim
+	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(DATADIR)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -22,6 +22,7 @@ PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share/tcsim
 DOCDIR  ?= $(PREFIX)/share/doc/tcsim
+MANDIR  ?= $(PREFIX)/share/man
 CC      ?= cc
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
@@ -179,18 +180,19 @@ deps:
 	apt-get update -q
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(BUILD_DEBS) $(TEST_DEBS)
 
-# make install [DESTDIR=D] [PREFIX=/usr/local]: the binary, the Lua API and
-# trace docs, and the shipped scenarios (with their filters and captures)
+# make install [DESTDIR=D] [PREFIX=/usr/local]: the binary, its man page, the
+# Lua API and trace docs, and the shipped scenarios (with their filters and captures)
 # under share/tcsim, runnable from anywhere.
 install: $(BUILD)/tcsim
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(DATADIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 644 docs/tcsim.1 $(DESTDIR)$(MANDIR)/man1/tcsim.1
 	install -m 755 $(BUILD)/tcsim $(DESTDIR)$(BINDIR)/tcsim
 	install -m 644 README.md docs/lua-api.md docs/trace.md $(DESTDIR)$(DOCDIR)/
 	cd scenarios && find . -type d -exec install -d $(DESTDIR)$(DATADIR)/scenarios/{} \; && \
 	  find . -type f -exec install -m 644 {} $(DESTDIR)$(DATADIR)/scenarios/{} \;
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/tcsim
+	rm -f $(DESTDIR)$(BINDIR)/tcsim $(DESTDIR)$(MANDIR)/man1/tcsim.1
 	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(DATADIR)
 
 format:

@@ -17,12 +17,17 @@ BUILD_DEBS := libpcap-dev libnl-3-dev libnl-route-3-dev liblua5.4-dev pkg-config
 TEST_DEBS  := libcunit1-dev netsniff-ng tcpdump tcpreplay iproute2 gnuplot-nox
 TEST_BINS  := bpfc:netsniff-ng tcpdump:tcpdump tcpreplay:tcpreplay tc:iproute2
 
+# tcsim --version: VERSION, and the commit when built from a git checkout
+VERSION := 0.9.0
+GIT_REV := $(shell git describe --always --dirty 2>/dev/null)
+TCSIM_VERSION := $(VERSION)$(if $(GIT_REV), (git $(GIT_REV)))
 BUILD   ?= build
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share/tcsim
 DOCDIR  ?= $(PREFIX)/share/doc/tcsim
 MANDIR  ?= $(PREFIX)/share/man
+COMPLETIONSDIR ?= $(PREFIX)/share/bash-completion/completions
 CC      ?= cc
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
@@ -59,6 +64,8 @@ tcsim: $(BUILD)/tcsim
 
 $(BUILD)/tcsim: $(BUILD)/sim/main.o $(BUILD)/libtcsim.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+$(BUILD)/sim/main.o: override CFLAGS += -DTCSIM_VERSION='"$(TCSIM_VERSION)"'
 
 $(BUILD)/libtcsim.a: $(LIB_OBJ)
 	@rm -f $@
@@ -184,15 +191,18 @@ deps:
 # Lua API and trace docs, and the shipped scenarios (with their filters and captures)
 # under share/tcsim, runnable from anywhere.
 install: $(BUILD)/tcsim
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(MANDIR)/man1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(MANDIR)/man1 \
+	  $(DESTDIR)$(COMPLETIONSDIR)
 	install -m 644 docs/tcsim.1 $(DESTDIR)$(MANDIR)/man1/tcsim.1
+	install -m 644 contrib/bash-completion/tcsim $(DESTDIR)$(COMPLETIONSDIR)/tcsim
+	install -m 644 LICENSE $(DESTDIR)$(DOCDIR)/
 	install -m 755 $(BUILD)/tcsim $(DESTDIR)$(BINDIR)/tcsim
 	install -m 644 README.md docs/lua-api.md docs/trace.md $(DESTDIR)$(DOCDIR)/
 	cd scenarios && find . -type d -exec install -d $(DESTDIR)$(DATADIR)/scenarios/{} \; && \
 	  find . -type f -exec install -m 644 {} $(DESTDIR)$(DATADIR)/scenarios/{} \;
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/tcsim $(DESTDIR)$(MANDIR)/man1/tcsim.1
+	rm -f $(DESTDIR)$(BINDIR)/tcsim $(DESTDIR)$(MANDIR)/man1/tcsim.1 $(DESTDIR)$(COMPLETIONSDIR)/tcsim
 	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(DATADIR)
 
 format:

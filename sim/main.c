@@ -32,6 +32,11 @@ static const char usage_bpf[] =
 	"       tcsim bpf run [-v] [--trace N] [--kernel current|3.13] [--seed S] FILTER CAPTURE\n"
 	"FILTER: -b 'N,code jt jf k,...' | -F BYTECODE-FILE | -a FILE.ops | -e 'TCPDUMP EXPRESSION'\n";
 
+/* The Makefile passes `git describe` when built from git. */
+#ifndef TCSIM_VERSION
+#define TCSIM_VERSION "unknown"
+#endif
+
 static const char usage_top[] =
 	"tcsim - a discrete-event simulator of Linux traffic control\n"
 	"usage: tcsim SCENARIO.lua [--seed N] [--json OUT]   (tcsim scenario --help)\n"
@@ -41,7 +46,8 @@ static const char usage_top[] =
 	"       tcsim lint SCENARIO.lua | --tc FILE [--strict] [run's device options]   (tcsim lint --help)\n"
 	"       tcsim explain SCENARIO.lua | --tc FILE [run options] CAPTURE... [-v] --packet [K:]N\n"
 	"       tcsim import dev DEV [--netns NAME] [--filters-only]   (tcsim import --help)\n"
-	"       tcsim bpf asm|disasm|check|run ...       (tcsim bpf --help)\n";
+	"       tcsim bpf asm|disasm|check|run ...       (tcsim bpf --help)\n"
+	"       tcsim help [COMMAND]   tcsim --version   (man tcsim: every option, exit codes)\n";
 
 struct filter_arg {
 	char kind; /* 'b' 'F' 'a' 'e' */
@@ -854,9 +860,24 @@ int main(int argc, char **argv)
 		return cmd_scenario(argc - 1, argv + 1, 0);
 	if (argc >= 2 && is_lua(argv[1]))
 		return cmd_scenario(argc, argv, 0);
-	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+	if (argc >= 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))) {
+		printf("tcsim %s\n", TCSIM_VERSION);
+		return 0;
+	}
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))) {
+		/* tcsim help CMD: that command's own --help */
+		if (argc >= 3 && strcmp(argv[1], "help") == 0 && strcmp(argv[2], "help")) {
+			char *hv[] = {argv[0], argv[2], "--help", NULL};
+
+			return main(3, hv);
+		}
 		fputs(usage_top, stdout);
 		return 0;
+	}
+	if (argc >= 2) {
+		fprintf(stderr, "tcsim: '%s' is not a tcsim command or scenario (a scenario ends in .lua; tcsim help)\n",
+			argv[1]);
+		return 2;
 	}
 	fputs(usage_top, stderr);
 	return 2;

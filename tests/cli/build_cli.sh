@@ -31,7 +31,7 @@ if make -s install DESTDIR="$D" PREFIX=/usr BUILD="$BUILD" >"$T_TMP/inst.log" 2>
 	bad "make install failed: $(tail -3 "$T_TMP/inst.log")"
 fi
 for f in usr/bin/tcsim usr/share/doc/tcsim/README.md usr/share/doc/tcsim/lua-api.md \
-	usr/share/doc/tcsim/trace.md usr/share/man/man1/tcsim.1 usr/share/tcsim/scenarios/ssh_http.lua \
+	usr/share/doc/tcsim/trace.md usr/share/man/man1/tcsim.1 usr/share/bash-completion/completions/tcsim usr/share/doc/tcsim/LICENSE usr/share/tcsim/scenarios/ssh_http.lua \
 	usr/share/tcsim/scenarios/ssh_http.tc usr/share/tcsim/scenarios/filters/ssh.ops \
 	usr/share/tcsim/scenarios/captures/ssh_interactive.pcap; do
 	[ -f "$D/$f" ] && ok || bad "make install: $f missing"

@@ -2,7 +2,8 @@
 # man_cli.sh - docs/tcsim.1 renders without a warning, and names exactly
 # the long options the command line's parsers accept: every option in the
 # getopt tables and strcmp chains of sim/*.c is in the page, and every
-# option the page names is one of them (--help aside).
+# option the page names is one of them (--help aside); and the top level:
+# --version, help CMD, an unknown command.
 . tests/support/cli.sh
 MAN=docs/tcsim.1
 
@@ -23,4 +24,12 @@ missing=$(comm -23 "$T_TMP/parsed" "$T_TMP/man" | tr '\n' ' ')
 extra=$(comm -13 "$T_TMP/parsed" "$T_TMP/man" | tr '\n' ' ')
 [ -z "$missing" ] && ok || bad "options the parsers take that $MAN does not document: $missing"
 [ -z "$extra" ] && ok || bad "options $MAN names that no parser takes: $extra"
+
+# the top level: --version, help CMD = CMD --help, an unknown command
+v=$("$TCSIM" --version) && echo "$v" | grep -Eq '^tcsim [0-9]+\.[0-9]+\.[0-9]+' && ok || bad "--version: $v"
+expect_out "help run" "$("$TCSIM" run --help)" "$TCSIM" help run
+expect_out "help check" "$("$TCSIM" check --help)" "$TCSIM" help check
+expect_err "unknown command" "'frobnicate' is not a tcsim command.*tcsim help" "$TCSIM" frobnicate
+"$TCSIM" frobnicate 2>/dev/null; [ $? -eq 2 ] && ok || bad "an unknown command does not exit 2"
+expect_err "help of an unknown command" "'nosuch' is not a tcsim command" "$TCSIM" help nosuch
 finish

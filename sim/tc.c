@@ -138,6 +138,36 @@ static int not_modelled(struct tc_cmd *c, const char *what)
 	return fail(c, -EOPNOTSUPP, "tcsim: \"%s\" is not modelled", what);
 }
 
+/* Kinds Linux and iproute2 have that tcsim does not (yet) model: named as
+ * such, with what is modelled, rather than tc's "Unknown qdisc" for a
+ * word it has never heard of. */
+static const char *const linux_qdiscs[] = {
+	"atm", "cake", "cbq", "cbs", "choke", "clsact", "codel", "drr", "dsmark", "etf", "ets",
+	"fq", "fq_codel", "fq_pie", "gred", "hfsc", "hhf", "htb", "ingress", "mq", "mqprio",
+	"multiq", "netem", "noqueue", "pfifo_head_drop", "pie", "plug", "qfq", "red", "sfb",
+	"skbprio", "taprio", "tbf", "teql", NULL,
+};
+static const char *const linux_filters[] = {
+	"basic", "cgroup", "flow", "flower", "fw", "matchall", "route", "rsvp", "rsvp6", "tcindex",
+	"u32", NULL,
+};
+
+static int in_list(const char *const *l, const char *w)
+{
+	for (; *l; l++)
+		if (!strcmp(*l, w))
+			return 1;
+	return 0;
+}
+
+static const struct qdisc_ops *kind_ops(const char *kind);
+
+static int kind_not_modelled(struct tc_cmd *c, const char *what, const char *kind)
+{
+	return fail(c, -EOPNOTSUPP, "%s \"%s\" is not modelled by tcsim (modelled: %s)", what,
+		    kind, !strcmp(what, "qdisc") ? "prio, sfq, pfifo, bfifo, pfifo_fast" : "bpf");
+}
+
 /* ---- words ---- */
 
 /* get_qdisc_handle: hex major, then ':' or the end (what follows the
@@ -266,13 +296,15 @@ static int parse_qdisc_req(struct tc_cmd *c, int argc, char **argv, struct qdisc
 			if (tc_get_classid(&r->parent, argv[i]))
 				return invarg(c, "invalid parent ID", argv[i]);
 			r->parent_word = argv[i];
-		} else if (!strcmp(w, "ingress")) {
-			return not_modelled(c, w);
+		} else if (!strcmp(w, "ingress") || !strcmp(w, "clsact")) {
+			return kind_not_modelled(c, "qdisc", w);
 		} else if (tc_matches(w, "estimator") || tc_matches(w, "stab")) {
 			return not_modelled(c, w);
 		} else if (tc_matches(w, "help")) {
 			return fail(c, -EINVAL, "%s", qdisc_usage);
 		} else {
+			if (!kind_ops(w) && in_list(linux_qdiscs, w))
+				return kind_not_modelled(c, "qdisc", w);
 			r->kind = w;
 			r->argc = argc - i - 1;
 			r->argv = argv + i + 1;
@@ -815,6 +847,8 @@ static int parse_filter_req(struct tc_cmd *c, int argc, char **argv, struct filt
 		} else if (show) {
 			return fail(c, -EINVAL, " What is \"%s\"? Try \"tc filter help\"", w);
 		} else {
+			if (!tcf_ops_find(w) && in_list(linux_filters, w))
+				return kind_not_modelled(c, "filter", w);
 			r->kind = w;
 			r->argc = argc - i - 1;
 			r->argv = argv + i + 1;

@@ -759,7 +759,9 @@ static const struct {
     {"tc qdisc add dev em1 parent", "Command line is not complete. Try option \"help\"", -EINVAL},
     {"tc qdisc add dev em1 root estimator 1s 8s prio", "tcsim: \"estimator\" is not modelled",
      -EOPNOTSUPP},
-    {"tc qdisc add dev em1 ingress", "tcsim: \"ingress\" is not modelled", -EOPNOTSUPP},
+    {"tc qdisc add dev em1 ingress",
+     "qdisc \"ingress\" is not modelled by tcsim (modelled: prio, sfq, pfifo, bfifo, pfifo_fast)",
+     -EOPNOTSUPP},
     {"tc class add dev em1 parent 1: classid 1:9 prio",
      "tcsim: \"tc class add\" is not modelled (prio and sfq classes have no parameters)",
      -EOPNOTSUPP},
@@ -790,7 +792,13 @@ static const struct {
      "RTNETLINK answers: No such device (no device given: dev NAME is missing)", -ENODEV},
     /* unknown kinds */
     {"tc qdisc add dev em1 parent 1:3 htb default 1",
-     "Unknown qdisc \"htb\", hence option \"default\" is unparsable", -EINVAL},
+     "qdisc \"htb\" is not modelled by tcsim (modelled: prio, sfq, pfifo, bfifo, pfifo_fast)",
+     -EOPNOTSUPP},
+    {"tc qdisc add dev em1 clsact",
+     "qdisc \"clsact\" is not modelled by tcsim (modelled: prio, sfq, pfifo, bfifo, pfifo_fast)",
+     -EOPNOTSUPP},
+    {"tc qdisc add dev em1 parent 1:3 hbt default 1",
+     "Unknown qdisc \"hbt\", hence option \"default\" is unparsable", -EINVAL},
     {"tc qdisc add dev em1 parent 1:3 foo",
      "RTNETLINK answers: No such file or directory (Specified qdisc kind is unknown: \"foo\")",
      -ENOENT},
@@ -872,13 +880,17 @@ static const struct {
     {"tc filter add dev em1 parent 1: handle 3", "Must specify filter type when using \"handle\"",
      -EINVAL},
     {"tc filter add dev em1 parent 1: u32 match ip dport 22 0xffff",
-     "Unknown filter \"u32\", hence option \"match\" is unparsable", -EINVAL},
+     "filter \"u32\" is not modelled by tcsim (modelled: bpf)", -EOPNOTSUPP},
+    {"tc filter add dev em1 parent 1: flower ip_proto tcp",
+     "filter \"flower\" is not modelled by tcsim (modelled: bpf)", -EOPNOTSUPP},
+    {"tc filter add dev em1 parent 1: u23 match ip dport 22 0xffff",
+     "Unknown filter \"u23\", hence option \"match\" is unparsable", -EINVAL},
     {"tc filter add dev em1 parent 1: chain 1 bpf bytecode '1,6 0 0 0'",
      "tcsim: \"chain 1\" is not modelled (chain 0 only)", -EOPNOTSUPP},
     /* filters: the kernel */
-    {"tc filter add dev em1 parent 1: u32",
-     "RTNETLINK answers: No such file or directory (TC classifier not found: \"u32\")", -ENOENT},
-    {"tc filter add dev em1 parent 1: pref 10 u32",
+    {"tc filter add dev em1 parent 1: xyz",
+     "RTNETLINK answers: No such file or directory (TC classifier not found: \"xyz\")", -ENOENT},
+    {"tc filter add dev em1 parent 1: pref 10 xyz",
      "RTNETLINK answers: Invalid argument (Specified filter kind does not match existing one: pref "
      "10 "
      "is bpf)",
@@ -907,7 +919,7 @@ static const struct {
      "pref "
      "10)",
      -EINVAL},
-    {"tc filter del dev em1 parent 1: pref 10 u32",
+    {"tc filter del dev em1 parent 1: pref 10 xyz",
      "RTNETLINK answers: Invalid argument (Specified filter kind does not match existing one: pref "
      "10 "
      "is bpf)",

@@ -20,8 +20,11 @@ int errmsg(char *err, size_t errlen, int code, const char *fmt, ...)
 /* The length of the well-formed UTF-8 sequence at p (1 to 4), or 0. */
 static size_t utf8_len(const unsigned char *p)
 {
-	size_t n = p[0] < 0x80 ? 1 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : p[0] >= 0xe0 && p[0] < 0xf0 ? 3
-		 : p[0] >= 0xf0 && p[0] < 0xf5 ? 4 : 0;
+	size_t n = p[0] < 0x80			 ? 1
+		   : p[0] >= 0xc2 && p[0] < 0xe0 ? 2
+		   : p[0] >= 0xe0 && p[0] < 0xf0 ? 3
+		   : p[0] >= 0xf0 && p[0] < 0xf5 ? 4
+						 : 0;
 
 	for (size_t i = 1; i < n; i++)
 		if ((p[i] & 0xc0) != 0x80)
@@ -40,7 +43,8 @@ void errmsg_oneline(char *err, size_t errlen)
 
 	if (!err || !errlen)
 		return;
-	for (const unsigned char *p = (const unsigned char *)err; *p && o + 5 < sizeof(buf); p += n) {
+	for (const unsigned char *p = (const unsigned char *)err; *p && o + 5 < sizeof(buf);
+	     p += n) {
 		n = utf8_len(p);
 		if (n > 1 && o + n < sizeof(buf)) {
 			memcpy(buf + o, p, n);

@@ -34,8 +34,8 @@
 #include <string.h>
 
 #include "errmsg.h"
-#include "json.h"
 #include "infile.h"
+#include "json.h"
 #include "tc.h"
 
 #define NLM_F_REPLACE 0x100
@@ -142,14 +142,17 @@ static int not_modelled(struct tc_cmd *c, const char *what)
  * such, with what is modelled, rather than tc's "Unknown qdisc" for a
  * word it has never heard of. */
 static const char *const linux_qdiscs[] = {
-	"atm", "cake", "cbq", "cbs", "choke", "clsact", "codel", "drr", "dsmark", "etf", "ets",
-	"fq", "fq_codel", "fq_pie", "gred", "hfsc", "hhf", "htb", "ingress", "mq", "mqprio",
-	"multiq", "netem", "noqueue", "pfifo_head_drop", "pie", "plug", "qfq", "red", "sfb",
-	"skbprio", "taprio", "tbf", "teql", NULL,
+    "atm",     "cake",	 "cbq",	     "cbs",	"choke",
+    "clsact",  "codel",	 "drr",	     "dsmark",	"etf",
+    "ets",     "fq",	 "fq_codel", "fq_pie",	"gred",
+    "hfsc",    "hhf",	 "htb",	     "ingress", "mq",
+    "mqprio",  "multiq", "netem",    "noqueue", "pfifo_head_drop",
+    "pie",     "plug",	 "qfq",	     "red",	"sfb",
+    "skbprio", "taprio", "tbf",	     "teql",	NULL,
 };
 static const char *const linux_filters[] = {
-	"basic", "cgroup", "flow", "flower", "fw", "matchall", "route", "rsvp", "rsvp6", "tcindex",
-	"u32", NULL,
+    "basic", "cgroup", "flow",	"flower",  "fw",  "matchall",
+    "route", "rsvp",   "rsvp6", "tcindex", "u32", NULL,
 };
 
 static int in_list(const char *const *l, const char *w)
@@ -164,8 +167,8 @@ static const struct qdisc_ops *kind_ops(const char *kind);
 
 static int kind_not_modelled(struct tc_cmd *c, const char *what, const char *kind)
 {
-	return fail(c, -EOPNOTSUPP, "%s \"%s\" is not modelled by tcsim (modelled: %s)", what,
-		    kind, !strcmp(what, "qdisc") ? "prio, sfq, pfifo, bfifo, pfifo_fast" : "bpf");
+	return fail(c, -EOPNOTSUPP, "%s \"%s\" is not modelled by tcsim (modelled: %s)", what, kind,
+		    !strcmp(what, "qdisc") ? "prio, sfq, pfifo, bfifo, pfifo_fast" : "bpf");
 }
 
 /* ---- words ---- */
@@ -1238,6 +1241,114 @@ static void token_at(const char *p, char *buf, size_t n)
 	buf[i] = 0;
 }
 
+/* What a router script puts after a tc command for its shell: `|| true`
+ * (or `|| :`) and redirections to /dev/null, as in the first line of
+ * wondershaper, `tc qdisc del dev eth0 root 2>/dev/null || true`. They
+ * are taken as the shell takes them: `|| true` or a silenced stderr means
+ * a failure of this command does not stop the script (the author expects
+ * one: a script without `set -e` goes on); a silenced stdout hides what a
+ * show prints. Anything else a shell would do (pipes, &&, ;, a redirection
+ * to a file) is refused, naming the word. Sets *argc to the command's own
+ * words. */
+struct shell_tail {
+	int or_true;   /* || true */
+	int quiet_err; /* 2>/dev/null, &>/dev/null */
+	int quiet_out; /* >/dev/null, &>/dev/null */
+};
+
+static int is_devnull_redirect(const char *w, const char *next, int *fd, int *words)
+{
+	const char *t = w;
+
+	*fd = 1;
+	if (*t == '&') {
+		*fd = 3; /* both */
+		t++;
+	} else if (*t == '1' || *t == '2') {
+		*fd = *t - '0';
+		t++;
+	}
+	if (*t != '>')
+		return 0;
+	t++;
+	if (*t == '>')
+		t++; /* >> /dev/null is as silent */
+	if (!strcmp(t, "&1") && *fd == 2) {
+		*words = 1;
+		return 2; /* 2>&1: stderr follows stdout */
+	}
+	if (*t) {
+		*words = 1;
+		return !strcmp(t, "/dev/null") ? 1 : -1;
+	}
+	*words = 2;
+	return next && !strcmp(next, "/dev/null") ? 1 : -1;
+}
+
+static int shell_tail(char **v, int *argc, struct shell_tail *st, const char *name, int line,
+		      char *err, size_t errlen)
+{
+	int n = *argc;
+
+	memset(st, 0, sizeof(*st));
+	if (n >= 2 && !strcmp(v[n - 2], "||") &&
+	    (!strcmp(v[n - 1], "true") || !strcmp(v[n - 1], ":"))) {
+		st->or_true = 1;
+		n -= 2;
+	}
+	/* the redirections: the last words before || true, each whole */
+	for (int i = 1; i < n; i++) {
+		int fd, words,
+		    r = is_devnull_redirect(v[i], i + 1 < n ? v[i + 1] : NULL, &fd, &words);
+
+		if (!r)
+			continue;
+		if (r < 0)
+			return script_fail(
+			    err, errlen, -EINVAL, name, line,
+			    "\"%s\": tcsim runs no shell: a redirection to anything but "
+			    "/dev/null is not modelled",
+			    v[i]);
+		if (i + words != n) {
+			/* not at the end: only more redirections may follow */
+			int fd2, w2, k = i + words;
+
+			while (k < n && is_devnull_redirect(v[k], k + 1 < n ? v[k + 1] : NULL, &fd2,
+							    &w2) > 0)
+				k += w2;
+			if (k != n)
+				return script_fail(
+				    err, errlen, -EINVAL, name, line,
+				    "\"%s\": a redirection belongs after the tc command\x27s words",
+				    v[i]);
+		}
+		/* in order, as a shell applies them: 2>&1 copies where stdout goes now */
+		for (int k = i; k < n; k += words) {
+			r = is_devnull_redirect(v[k], k + 1 < n ? v[k + 1] : NULL, &fd, &words);
+			if (r == 2) {
+				st->quiet_err = st->quiet_out;
+			} else {
+				if (fd & 1)
+					st->quiet_out = 1;
+				if (fd & 2)
+					st->quiet_err = 1;
+			}
+		}
+		n = i;
+		break;
+	}
+	for (int i = 0; i < n; i++)
+		if (!strcmp(v[i], "||") || !strcmp(v[i], "&&") || !strcmp(v[i], "|") ||
+		    !strcmp(v[i], ";") || !strcmp(v[i], "&"))
+			return script_fail(
+			    err, errlen, -EINVAL, name, line,
+			    "\"%s\": tcsim runs no shell: only \"|| true\" and redirections "
+			    "to /dev/null may follow a tc command",
+			    v[i]);
+	*argc = n;
+	return 0;
+}
+
 int tc_run_script(struct sim *s, const char *text, const char *name, const char *basedir, FILE *out,
 		  char *err, size_t errlen)
 {
@@ -1264,10 +1375,40 @@ int tc_run_script_at(struct sim *s, const char *text, const char *name, int firs
 				break;
 			if (ws.n) {
 				char where[512];
+				struct shell_tail st;
+				int argc = ws.n;
+				char *cut;
+				FILE *null = NULL;
 
 				snprintf(where, sizeof(where), "%s:%d", name, start);
-				ret = tc_exec(s, ws.n, ws.v, where, basedir, out, err, errlen);
+				if ((ret = shell_tail(ws.v, &argc, &st, name, start, err, errlen)))
+					break;
+				if (st.quiet_out && !(null = fopen("/dev/null", "w"))) {
+					ret = script_fail(err, errlen, -errno, name, start,
+							  "/dev/null: %s", strerror(errno));
+					break;
+				}
+				cut = ws.v[argc]; /* the shell's words are not the command's */
+				ws.v[argc] = NULL;
+				ret = argc ? tc_exec(s, argc, ws.v, where, basedir,
+						     null ? null : out, err, errlen)
+					   : 0;
+				ws.v[argc] = cut;
+				if (null)
+					fclose(null);
 				words_clear(&ws);
+				if (ret && (st.or_true || st.quiet_err)) {
+					/* the script goes on, as the shell would; the message is
+					 * shown unless the line silenced it */
+					if (!st.quiet_err && err && errlen) {
+						errmsg_oneline(err, errlen);
+						fprintf(stderr, "tcsim: %s (ignored: || true)\n",
+							err);
+					}
+					ret = 0;
+					if (err && errlen)
+						err[0] = 0;
+				}
 				if (ret)
 					break;
 			}

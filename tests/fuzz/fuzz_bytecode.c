@@ -10,14 +10,15 @@
 #include "bpf_load.h"
 
 static const uint8_t frames[][64] = {
-	/* IPv4 TCP 22 -> 80, IHL 5 */
-	{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0x08, 0x00, 0x45, 0x10, 0, 40, 0, 1, 0x40, 0, 64, 6,
-	 0, 0, 10, 0, 0, 1, 10, 0, 0, 2, 0, 22, 0, 80, 0, 0, 0, 1, 0, 0, 0, 0, 0x50, 0x18, 1, 0},
-	/* 802.1Q then IPv6 UDP */
-	{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0x81, 0x00, 0x00, 0x05, 0x86, 0xdd, 0x60, 0, 0, 0,
-	 0, 8, 17, 64},
-	/* ARP */
-	{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 6, 7, 8, 9, 10, 11, 0x08, 0x06, 0, 1, 8, 0, 6, 4},
+    /* IPv4 TCP 22 -> 80, IHL 5 */
+    {0,	 1,  2, 3,    4, 5,  6, 7, 8, 9,  10, 11, 0x08, 0x00, 0x45, 0x10, 0,
+     40, 0,  1, 0x40, 0, 64, 6, 0, 0, 10, 0,  0,  1,	10,   0,    0,	  2,
+     0,	 22, 0, 80,   0, 0,  0, 1, 0, 0,  0,  0,  0x50, 0x18, 1,    0},
+    /* 802.1Q then IPv6 UDP */
+    {0,	   1,	 2,    3,    4,	   5,	 6, 7, 8, 9, 10, 11, 0x81,
+     0x00, 0x00, 0x05, 0x86, 0xdd, 0x60, 0, 0, 0, 0, 8,	 17, 64},
+    /* ARP */
+    {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 6, 7, 8, 9, 10, 11, 0x08, 0x06, 0, 1, 8, 0, 6, 4},
 };
 static const uint32_t lens[] = {54, 26, 20};
 
@@ -43,8 +44,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (!dump)
 			abort();
-		if (bpf_parse_bytecode(dump, "dump", &again, &len2, err, sizeof(err)) || len2 != len ||
-		    memcmp(again, insns, len * sizeof(*insns))) {
+		if (bpf_parse_bytecode(dump, "dump", &again, &len2, err, sizeof(err)) ||
+		    len2 != len || memcmp(again, insns, len * sizeof(*insns))) {
 			fprintf(stderr, "fuzz_bytecode: the dump does not parse back: %s\n", dump);
 			abort();
 		}

@@ -18,19 +18,19 @@
 #include "trace.h"
 
 static const char policy[] =
-	"qdisc add dev eth0 root handle 1: prio bands 3 priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1\n"
-	"qdisc add dev eth0 parent 1:1 handle 10: sfq perturb 1\n"
-	"qdisc add dev eth0 parent 1:2 handle 20: sfq perturb 16 limit 20 depth 4 divisor 16\n"
-	"qdisc add dev eth0 parent 1:3 handle 30: pfifo limit 8\n"
-	"filter add dev eth0 parent 1: pref 1 bpf bytecode '13,40 0 0 12,21 0 10 2048,48 0 0 23,"
-	"21 0 8 6,40 0 0 20,69 6 0 8191,177 0 0 14,72 0 0 14,21 2 0 22,72 0 0 16,21 0 1 22,"
-	"6 0 0 4294967295,6 0 0 0' flowid 1:1\n"
-	"filter add dev eth0 parent 1: pref 2 bpf bytecode '6,40 0 0 12,21 0 3 2048,48 0 0 23,"
-	"21 0 1 1,6 0 0 4294967295,6 0 0 0' flowid 1:1\n"
-	"filter add dev eth0 parent 1: pref 3 bpf bytecode '4,40 0 0 12,21 0 1 34525,"
-	"6 0 0 262144,6 0 0 0' flowid 1:2\n"
-	"filter add dev eth0 parent 1: pref 4 bpf bytecode '4,32 0 0 4294963200,"
-	"21 1 0 2054,6 0 0 65539,6 0 0 4294967295' flowid 1:3\n";
+    "qdisc add dev eth0 root handle 1: prio bands 3 priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1\n"
+    "qdisc add dev eth0 parent 1:1 handle 10: sfq perturb 1\n"
+    "qdisc add dev eth0 parent 1:2 handle 20: sfq perturb 16 limit 20 depth 4 divisor 16\n"
+    "qdisc add dev eth0 parent 1:3 handle 30: pfifo limit 8\n"
+    "filter add dev eth0 parent 1: pref 1 bpf bytecode '13,40 0 0 12,21 0 10 2048,48 0 0 23,"
+    "21 0 8 6,40 0 0 20,69 6 0 8191,177 0 0 14,72 0 0 14,21 2 0 22,72 0 0 16,21 0 1 22,"
+    "6 0 0 4294967295,6 0 0 0' flowid 1:1\n"
+    "filter add dev eth0 parent 1: pref 2 bpf bytecode '6,40 0 0 12,21 0 3 2048,48 0 0 23,"
+    "21 0 1 1,6 0 0 4294967295,6 0 0 0' flowid 1:1\n"
+    "filter add dev eth0 parent 1: pref 3 bpf bytecode '4,40 0 0 12,21 0 1 34525,"
+    "6 0 0 262144,6 0 0 0' flowid 1:2\n"
+    "filter add dev eth0 parent 1: pref 4 bpf bytecode '4,32 0 0 4294963200,"
+    "21 1 0 2054,6 0 0 65539,6 0 0 4294967295' flowid 1:3\n";
 
 static FILE *devnull;
 
@@ -59,8 +59,8 @@ static void opt(struct run_opts *o, const char *name, const char *value)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const pace[][2] = {
-		{NULL, NULL}, {"topspeed", NULL}, {"speed", "100"}, {"pps", "1000"},
-		{"mbps", "1"}, {"loop", "2"}, {"limit", "5"}, {"duration", "1ms"},
+	    {NULL, NULL},  {"topspeed", NULL}, {"speed", "100"}, {"pps", "1000"},
+	    {"mbps", "1"}, {"loop", "2"},      {"limit", "5"},	 {"duration", "1ms"},
 	};
 	struct run_opts o;
 	struct sim s;
@@ -92,14 +92,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (run_opts_add_captures(&s, &o, paths, 1, err, sizeof(err)))
 		goto out;
 	if ((p[1] & 3) == 3) {
-		struct explain_opts xo = {.source = 0, .seq = 1 + ((p[1] >> 2) & 15), .verbose = p[1] >> 6 & 1};
+		struct explain_opts xo = {
+		    .source = 0, .seq = 1 + ((p[1] >> 2) & 15), .verbose = p[1] >> 6 & 1};
 
 		if (explain_packet(&s, &xo, devnull, err, sizeof(err)) && !err[0])
 			abort();
 		goto out;
 	}
 	if (p[1] & 3) {
-		if (trace_open(&tr, &s, devnull, (p[1] & 3) == 2 ? "tcp port 22 or icmp or vlan" : NULL, err,
+		if (trace_open(&tr, &s, devnull,
+			       (p[1] & 3) == 2 ? "tcp port 22 or icmp or vlan" : NULL, err,
 			       sizeof(err)))
 			abort();
 	}
@@ -107,7 +109,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (getenv("FUZZ_VERBOSE"))
 			report_text(&s, stderr);
 		if (getenv("FUZZ_VERBOSE") && tr)
-			fprintf(stderr, "traced %llu packets\n", (unsigned long long)trace_count(tr));
+			fprintf(stderr, "traced %llu packets\n",
+				(unsigned long long)trace_count(tr));
 		if (sim_check_accounting(&s, err, sizeof(err))) {
 			fprintf(stderr, "fuzz_capture: %s\n", err);
 			abort();

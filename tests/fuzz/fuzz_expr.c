@@ -28,7 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (int k = 0; k < 2; k++) {
 			struct bpf_prog *prog;
 
-			if (!bpf_prog_load(&prog, insns, len, k ? BPF_KERNEL_3_13 : BPF_KERNEL_CURRENT, err,
+			if (!bpf_prog_load(&prog, insns, len,
+					   k ? BPF_KERNEL_3_13 : BPF_KERNEL_CURRENT, err,
 					   sizeof(err))) {
 				struct bpf_skb skb;
 

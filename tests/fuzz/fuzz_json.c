@@ -12,10 +12,11 @@ static struct json *golden;
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	static const char doc[] =
-		"{\"tcsim\":1,\"simulations\":[{\"name\":\"sim1\",\"result\":{\"devices\":[{\"name\":\"eth0\","
-		"\"classes\":[{\"classid\":\"1:1\",\"packets\":587,\"delay_ns\":{\"queue\":{\"min\":0,"
-		"\"p99\":1234567}}}],\"filters\":[{\"pref\":49152,\"handle\":\"0x1\",\"packets\":3}],"
-		"\"verdicts\":{\"4:\":33}}]}}]}";
+	    "{\"tcsim\":1,\"simulations\":[{\"name\":\"sim1\",\"result\":{\"devices\":[{\"name\":"
+	    "\"eth0\","
+	    "\"classes\":[{\"classid\":\"1:1\",\"packets\":587,\"delay_ns\":{\"queue\":{\"min\":0,"
+	    "\"p99\":1234567}}}],\"filters\":[{\"pref\":49152,\"handle\":\"0x1\",\"packets\":3}],"
+	    "\"verdicts\":{\"4:\":33}}]}}]}";
 	char err[256];
 
 	devnull = fopen("/dev/null", "w");

@@ -1078,10 +1078,75 @@ static void test_message_one_line(void)
 
 	sim_config_default(&cfg);
 	CU_ASSERT_FATAL(sim_init(&s, &cfg) == 0);
-	CU_ASSERT(tc_run_script(&s, "qdisc add dev eth0 root pfifo limit '\xff" "1\n\x01\xc3\xa9\xed\xa0\x80'", "t", NULL, NULL,
-				 err, sizeof(err)) != 0);
-	CU_ASSERT_STRING_EQUAL(err, "t:1: pfifo: Illegal value for \"limit\": \"\\xff1\\n\\x01\xc3\xa9\\xed\\xa0\\x80\"");
+	CU_ASSERT(tc_run_script(&s,
+				"qdisc add dev eth0 root pfifo limit '\xff"
+				"1\n\x01\xc3\xa9\xed\xa0\x80'",
+				"t", NULL, NULL, err, sizeof(err)) != 0);
+	CU_ASSERT_STRING_EQUAL(
+	    err,
+	    "t:1: pfifo: Illegal value for \"limit\": \"\\xff1\\n\\x01\xc3\xa9\\xed\\xa0\\x80\"");
 	sim_free(&s);
+}
+
+/* A router script's shell words: || true and /dev/null redirections let a
+ * failing command pass and hide output; any other shell syntax is refused. */
+static void test_shell_tails(void)
+{
+	static const struct {
+		const char *script, *err, *out;
+	} cases[] = {
+	    {"qdisc del dev eth0 root 2>/dev/null || true\nqdisc add dev eth0 root handle 1: prio\n"
+	     "qdisc show dev eth0",
+	     NULL, "qdisc prio 1: root refcnt 2 bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1\n"},
+	    {"qdisc del dev eth0 root 2> /dev/null\nqdisc add dev eth0 root pfifo\n", NULL, ""},
+	    {"qdisc add dev eth0 root pfifo\nqdisc show dev eth0 >/dev/null 2>&1", NULL, ""},
+	    {"qdisc add dev eth0 root pfifo\nqdisc show dev eth0 &> /dev/null", NULL, ""},
+	    /* 2>&1 first: stderr goes where stdout went, the terminal */
+	    {"qdisc del dev eth0 root 2>&1 >/dev/null",
+	     "t:1: RTNETLINK answers: No such file or directory (Cannot delete qdisc with handle "
+	     "of zero: root is the default pfifo_fast)",
+	     NULL},
+	    {"qdisc show dev eth0 > out.txt",
+	     "t:1: \">\": tcsim runs no shell: a redirection to anything but /dev/null is not "
+	     "modelled",
+	     NULL},
+	    {"qdisc show dev eth0 | grep x",
+	     "t:1: \"|\": tcsim runs no shell: only \"|| true\" and redirections to /dev/null may "
+	     "follow a tc command",
+	     NULL},
+	    {"qdisc del dev eth0 root || echo no",
+	     "t:1: \"||\": tcsim runs no shell: only \"|| true\" and redirections to /dev/null may "
+	     "follow a tc command",
+	     NULL},
+	    {"qdisc show 2>/dev/null dev eth0",
+	     "t:1: \"2>/dev/null\": a redirection belongs after the tc command's words", NULL},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sim_config cfg;
+		struct sim s;
+		char err[512] = "", *out = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&out, &len);
+		int r;
+
+		sim_config_default(&cfg);
+		CU_ASSERT_FATAL(f && sim_init(&s, &cfg) == 0);
+		r = tc_run_script(&s, cases[i].script, "t", NULL, f, err, sizeof(err));
+		fclose(f);
+		if (cases[i].err) {
+			CU_ASSERT(r != 0);
+			CU_ASSERT_STRING_EQUAL(err, cases[i].err);
+		} else {
+			CU_ASSERT_EQUAL(r, 0);
+			CU_ASSERT_STRING_EQUAL(out, cases[i].out);
+		}
+		if ((r != 0) != (cases[i].err != NULL) ||
+		    (!r && strcmp(out, cases[i].out ? cases[i].out : "")))
+			printf("\n  case %zu: %d \"%s\" out \"%s\"\n", i, r, err, out);
+		free(out);
+		sim_free(&s);
+	}
 }
 
 int main(void)
@@ -1117,5 +1182,6 @@ int main(void)
 	CU_add_test(s, "tc_exec with and without tc and where", test_exec);
 	CU_add_test(s, "tc_show_* print what show commands print", test_show_api);
 	CU_add_test(s, "error messages: one printable line", test_message_one_line);
+	CU_add_test(s, "shell words after a command: || true, /dev/null", test_shell_tails);
 	return unit_run();
 }

@@ -215,6 +215,7 @@ int bpf_compile_expr(const char *expr, struct sock_filter **out, uint32_t *len,
 
 		ret = errmsg(err, errlen, -EINVAL, "expression '%.*s%s': %s", n > 64 ? 60 : n, expr,
 			     n > 64 ? "..." : "", pcap_geterr(p));
+		errmsg_oneline(err, errlen); /* the expression may hold newlines */
 		goto out;
 	}
 	*out = malloc(fp.bf_len * sizeof(**out));

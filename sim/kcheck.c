@@ -1394,7 +1394,7 @@ int kcheck_main(int argc, char **argv)
 	if (infile_open(&f, tcfile, &why)) {
 		fprintf(stderr, "tcsim kernel-check: %s: cannot open: %s\n", tcfile, why);
 		free(caps);
-		return 1;
+		return KCHECK_ERROR; /* 1 would read as "the kernel differs" */
 	}
 	mem = open_memstream(&text, &tlen);
 	if (!mem) {

@@ -102,7 +102,7 @@ tc | directory   | 1 | /dir: cannot open: .*directory                           
 tc | FIFO        | 1 | /fifo: cannot open: a FIFO                                    | run --tc $B/fifo $CAP
 tc | FIFO        | 2 | /fifo: cannot open: a FIFO                                    | lint --tc $B/fifo
 tc | FIFO        | 1 | /fifo: cannot open: a FIFO                                    | explain --tc $B/fifo --packet 1 $CAP
-tc | FIFO        | 1 | kernel-check: .*/fifo: cannot open: a FIFO                    | kernel-check --tc $B/fifo $CAP
+tc | FIFO        | 2 | kernel-check: .*/fifo: cannot open: a FIFO                    | kernel-check --tc $B/fifo $CAP
 tc | /dev/null   | 1 | /dev/null: cannot open: a character device                    | run --tc /dev/null $CAP
 tc | unreadable  | 1 | unreadable\.tc\.tc: cannot open: Permission denied            | run --tc $B/unreadable.tc.tc $CAP
 tc | empty file  | 1 | empty\.tc: configures no device                               | run --tc $(mk empty.tc '') $CAP

@@ -648,6 +648,15 @@ int sim_run_until(struct sim *s, uint64_t until)
 
 		if (s->failed)
 			break;
+		if (s->poll && !(++s->steps % SIM_POLL_EVERY)) {
+			char perr[sizeof(s->err)];
+			int pr = s->poll(s->poll_arg, perr, sizeof(perr));
+
+			if (pr) {
+				sim_fail(s, pr, "%s", perr);
+				break;
+			}
+		}
 		/* the first of: a transmission's end, the heap's first timer, an arrival */
 		if (tx)
 			next = (struct event){

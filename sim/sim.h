@@ -18,6 +18,7 @@
 #define SIM_MAX_DEVS 16
 #define SIM_MAX_SOURCES 64
 #define DEV_NAMELEN 16
+#define SIM_POLL_EVERY 1024
 
 /* The device model: a work-conserving transmitter at a line rate. */
 struct dev {
@@ -91,6 +92,12 @@ struct sim {
 	 * qdiscs report to */
 	struct trace *trace;
 	const struct qdisc_tracer *qtracer;
+	/* when set, called every SIM_POLL_EVERY steps of a run: a non-zero
+	 * return (-errno, with err filled) stops the run as a failure. This is
+	 * how a scenario's --timeout reaches into one long sim:run. */
+	int (*poll)(void *arg, char *err, size_t errlen);
+	void *poll_arg;
+	uint64_t steps; /* events processed, over every run */
 };
 
 int sim_init(struct sim *s, const struct sim_config *cfg);

@@ -60,9 +60,13 @@ void opt_check_keys(lua_State *L, int idx, const char *what, const char *const *
 	}
 }
 
+/* Raw: an __index metamethod would run the script in the middle of a
+ * binding, which could close the very simulation being configured. */
 int opt_field(lua_State *L, int idx, const char *key)
 {
-	if (lua_getfield(L, idx, key) == LUA_TNIL) {
+	idx = lua_absindex(L, idx);
+	lua_pushstring(L, key);
+	if (lua_rawget(L, idx) == LUA_TNIL) {
 		lua_pop(L, 1);
 		return 0;
 	}
@@ -82,7 +86,7 @@ uint64_t opt_time_ns(lua_State *L, int vidx, const char *what)
 				   what, s);
 		/* times the API returns are integer ns: one passed back here as
 		 * seconds is a mistake worth stopping (1e5 s is 27.8 hours) */
-		if ((lua_isinteger(L, vidx) && s >= 1e5) || s > 1.8e10) {
+		if ((lua_isinteger(L, vidx) && s >= 1e5) || s > (double)TIME_MAX_NS / 1e9) {
 			char m[300];
 
 			snprintf(m, sizeof(m),
@@ -99,6 +103,9 @@ uint64_t opt_time_ns(lua_State *L, int vidx, const char *what)
 	if (tc_get_time_ns(&ns, lua_tostring(L, vidx)))
 		luaL_error(L, "%s: '%s' is not a time (tc's units: s, ms, us, ns; bare = s)", what,
 			   lua_tostring(L, vidx));
+	if (ns > TIME_MAX_NS)
+		luaL_error(L, "%s: '%s' is too far (at most %.0f s)", what, lua_tostring(L, vidx),
+			   (double)TIME_MAX_NS / 1e9);
 	return ns;
 }
 
@@ -113,7 +120,8 @@ uint64_t opt_rate_bps(lua_State *L, int vidx, const char *what)
 
 		if (!(r >= 0) || r > 1.8e19)
 			luaL_error(L, "%s: %f is not a rate in bit/s", what, r);
-		return (uint64_t)llround(r);
+		/* llround overflows a long long past 2^63 */
+		return r < 9e18 ? (uint64_t)llround(r) : (uint64_t)r;
 	}
 	if (lua_type(L, vidx) != LUA_TSTRING)
 		luaL_error(L, "%s: expected a rate (bit/s, or a string such as \"256kbit\"), got %s", what,

@@ -82,13 +82,30 @@ static void push_json(lua_State *L, const struct json *v, const char *name)
 	}
 }
 
+/* In protected mode (lsim_push_results): a memory error while building the
+ * tables must not leak the parsed document. */
+static int push_doc(lua_State *L)
+{
+	const struct json *doc = lua_touserdata(L, 1);
+	lua_Integer dev_idx = lua_tointeger(L, 2);
+
+	if (dev_idx >= 0)
+		push_json(L, json_at(json_get(doc, "devices"), (size_t)dev_idx), NULL);
+	else
+		push_json(L, doc, NULL);
+	return 1;
+}
+
 int lsim_push_results(lua_State *L, const struct sim *s, int dev_idx)
 {
 	struct json *doc;
 	char err[256];
 	size_t len;
-	char *text = lsim_results_json(s, &len);
+	char *text;
+	int r;
 
+	lua_pushcfunction(L, push_doc); /* before anything is allocated: this may raise */
+	text = lsim_results_json(s, &len);
 	if (!text)
 		return luaL_error(L, "out of memory");
 	if (json_parse(text, len, &doc, err, sizeof(err))) {
@@ -96,10 +113,11 @@ int lsim_push_results(lua_State *L, const struct sim *s, int dev_idx)
 		return luaL_error(L, "internal error: the results are not valid JSON: %s", err);
 	}
 	free(text);
-	if (dev_idx >= 0)
-		push_json(L, json_at(json_get(doc, "devices"), (size_t)dev_idx), NULL);
-	else
-		push_json(L, doc, NULL);
+	lua_pushlightuserdata(L, doc);
+	lua_pushinteger(L, dev_idx);
+	r = lua_pcall(L, 2, 1, 0);
 	json_free(doc);
+	if (r)
+		return lua_error(L);
 	return 1;
 }

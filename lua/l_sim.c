@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cls.h"
@@ -16,21 +17,26 @@
 #include "source.h"
 #include "tc.h"
 
-static struct lsim *check_sim(lua_State *L, int idx)
+/* The simulation a method is called on. A closed one, or any use once the
+ * scenario has ended (a finalizer during lua_close), is an error that
+ * names the call: the C side of a closed simulation is gone. */
+static struct lsim *check_sim(lua_State *L, int idx, const char *call)
 {
 	struct lsim *ls = luaL_checkudata(L, idx, LSIM_MT);
 
+	scenario_check_live(L, call);
 	if (!ls->s)
-		luaL_error(L, "the simulation was closed");
+		luaL_error(L, "%s: the simulation %s was closed", call, ls->name);
 	return ls;
 }
 
-static struct ldev *check_dev(lua_State *L, int idx)
+static struct ldev *check_dev(lua_State *L, int idx, const char *call)
 {
 	struct ldev *d = luaL_checkudata(L, idx, LDEV_MT);
 
+	scenario_check_live(L, call);
 	if (!d->ls->s)
-		luaL_error(L, "the simulation of this device was closed");
+		luaL_error(L, "%s: the simulation %s of this device was closed", call, d->ls->name);
 	return d;
 }
 
@@ -88,8 +94,10 @@ static struct dev *arg_dev(lua_State *L, int vidx, struct lsim *ls, const char *
 
 		if (!d)
 			luaL_error(L, "%s: expected a device or a device name, got %s", what, luaL_typename(L, vidx));
+		/* (its simulation may be closed: only the Lua side is left to name) */
 		if (d->ls != ls)
-			luaL_error(L, "%s: device '%s' belongs to another simulation", what, ldev_dev(d)->name);
+			luaL_error(L, "%s: this device belongs to simulation %s, not %s", what, d->ls->name,
+				   ls->name);
 		return ldev_dev(d);
 	}
 }
@@ -151,6 +159,7 @@ static int l_sim_new(lua_State *L)
 	struct lsim *ls;
 	const char *name = NULL;
 
+	scenario_check_live(L, "tcsim.sim");
 	sim_config_default(&cfg);
 	if (sc->o->has_seed)
 		cfg.seed = sc->o->seed;
@@ -205,6 +214,10 @@ static int l_sim_new(lua_State *L)
 		free(ls->s);
 		ls->s = NULL;
 		return luaL_error(L, "out of memory");
+	}
+	if (sc->o->timeout_ns || sc->o->max_events || sc->o->max_memory) {
+		ls->s->poll = scenario_sim_poll;
+		ls->s->poll_arg = sc;
 	}
 	sc->nsims++;
 	if (name)
@@ -315,7 +328,7 @@ static const char *const dev_keys[] = {"rate", "overhead", "mtu", "txqueuelen", 
 
 static int l_sim_dev(lua_State *L)
 {
-	struct lsim *ls = check_sim(L, 1);
+	struct lsim *ls = check_sim(L, 1, "sim:dev");
 	const char *name = luaL_checkstring(L, 2);
 	struct dev *d = sim_dev_find(ls->s, name);
 	char err[512];
@@ -354,7 +367,7 @@ static int run_tc(lua_State *L, struct lsim *ls, const char *text)
 
 static int l_sim_tc(lua_State *L)
 {
-	struct lsim *ls = check_sim(L, 1);
+	struct lsim *ls = check_sim(L, 1, "sim:tc");
 
 	run_tc(L, ls, luaL_checkstring(L, 2));
 	lua_settop(L, 1);
@@ -368,7 +381,7 @@ static const char *const replay_keys[] = {"dev",      "speed", "pps",	   "mbps",
 
 static int l_sim_replay(lua_State *L)
 {
-	struct lsim *ls = check_sim(L, 1);
+	struct lsim *ls = check_sim(L, 1, "sim:replay");
 	const char *name = luaL_checkstring(L, 2);
 	struct replay_opts ro;
 	struct source *src;
@@ -445,8 +458,15 @@ static int l_sim_replay(lua_State *L)
 		}
 	}
 	/* a source added mid-run starts now, not in the past */
-	ro.start_ns += ls->s->now;
+	ro.start_ns = time_add(ro.start_ns, ls->s->now);
 	scenario_path(L, name, path, sizeof(path));
+	if (ls->sc->o->sandbox) {
+		struct stat st;
+
+		/* a device or a fifo could block the run for ever */
+		if (stat(path, &st) || !S_ISREG(st.st_mode))
+			return luaL_error(L, "sim:replay: %s: not a regular file (the sandbox reads no others)", path);
+	}
 	if (src_open_capture(&src, path, &ro, err, sizeof(err)) ||
 	    sim_add_source(ls->s, src, d, ro.vlan_inline, err, sizeof(err)))
 		return luaL_error(L, "sim:replay: %s", err);
@@ -458,7 +478,7 @@ static int l_sim_replay(lua_State *L)
 /* sim:traffic{...}: a synthetic source (l_traffic.c parses it). */
 static int l_sim_traffic(lua_State *L)
 {
-	struct lsim *ls = check_sim(L, 1);
+	struct lsim *ls = check_sim(L, 1, "sim:traffic");
 	struct ltraffic *t;
 	struct source *src;
 	struct dev *d = NULL;
@@ -471,7 +491,7 @@ static int l_sim_traffic(lua_State *L)
 	ltraffic_parse(L, 2, t, ls, &d);
 	if (!d)
 		d = source_dev(L, 0, ls, "sim:traffic");
-	t->spec.start_ns += ls->s->now;
+	t->spec.start_ns = time_add(t->spec.start_ns, ls->s->now);
 	if (src_open_synth(&src, &t->spec, err, sizeof(err)) ||
 	    sim_add_source(ls->s, src, d, 0, err, sizeof(err)))
 		return luaL_error(L, "sim:traffic: %s", err);
@@ -491,6 +511,8 @@ static void check_run(lua_State *L, struct lsim *ls, int r)
 {
 	char err[1024];
 
+	if (r && ls->sc->stop)
+		scenario_raise_stop(L); /* a bound reached inside the run */
 	if (r)
 		luaL_error(L, "simulation %s: %s", ls->name, ls->outs ? outputs_error(ls->outs) : ls->s->err);
 	if (sim_check_accounting(ls->s, err, sizeof(err))) {
@@ -504,7 +526,7 @@ static const char *const run_keys[] = {"duration", NULL};
 
 static int l_sim_run(lua_State *L)
 {
-	struct lsim *ls = check_sim(L, 1);
+	struct lsim *ls = check_sim(L, 1, "sim:run");
 
 	if (!lua_isnoneornil(L, 2)) {
 		uint64_t dur;
@@ -514,7 +536,7 @@ static int l_sim_run(lua_State *L)
 		if (!opt_field(L, 2, "duration"))
 			return luaL_error(L, "sim:run: give {duration = T}, or nothing to run to the end");
 		dur = opt_time_ns(L, -1, "duration");
-		check_run(L, ls, run_until(ls, ls->s->now + dur));
+		check_run(L, ls, run_until(ls, time_add(ls->s->now, dur)));
 	} else {
 		check_run(L, ls, run_until(ls, UINT64_MAX));
 	}
@@ -524,7 +546,7 @@ static int l_sim_run(lua_State *L)
 
 static int l_sim_run_until(lua_State *L)
 {
-	struct lsim *ls = check_sim(L, 1);
+	struct lsim *ls = check_sim(L, 1, "sim:run_until");
 	uint64_t t = opt_time_ns(L, 2, "sim:run_until");
 
 	if (t < ls->s->now)
@@ -537,19 +559,19 @@ static int l_sim_run_until(lua_State *L)
 
 static int l_sim_now(lua_State *L)
 {
-	lua_pushinteger(L, (lua_Integer)check_sim(L, 1)->s->now);
+	lua_pushinteger(L, (lua_Integer)check_sim(L, 1, "sim:now")->s->now);
 	return 1;
 }
 
 static int l_sim_stats(lua_State *L)
 {
-	return lsim_push_results(L, check_sim(L, 1)->s, -1);
+	return lsim_push_results(L, check_sim(L, 1, "sim:stats")->s, -1);
 }
 
 /* sim:devices() -> array of devs */
 static int l_sim_devices(lua_State *L)
 {
-	struct lsim *ls = check_sim(L, 1);
+	struct lsim *ls = check_sim(L, 1, "sim:devices");
 
 	lua_createtable(L, ls->s->ndevs, 0);
 	for (int i = 0; i < ls->s->ndevs; i++) {
@@ -584,7 +606,7 @@ static const char *const report_keys[] = {"json", NULL};
 
 static int l_sim_report(lua_State *L)
 {
-	struct lsim *ls = check_sim(L, 1);
+	struct lsim *ls = check_sim(L, 1, "sim:report");
 	struct scenario *sc = ls->sc;
 
 	if (!lua_isnoneornil(L, 2)) {
@@ -597,6 +619,8 @@ static int l_sim_report(lua_State *L)
 		path = luaL_checkstring(L, -1);
 		if (!strcmp(path, "-"))
 			report_json(ls->s, sc->out);
+		else if (sc->o->sandbox)
+			return luaL_error(L, "sim:report: no files are written in the sandbox");
 		else
 			write_json_file(L, ls->s, path);
 		return 0;
@@ -610,7 +634,7 @@ static int finish_one(struct scenario *sc, struct lsim *ls, char *err, size_t er
 
 static int l_sim_close(lua_State *L)
 {
-	struct lsim *ls = check_sim(L, 1);
+	struct lsim *ls = check_sim(L, 1, "sim:close");
 	char err[1024];
 
 	/* closing ends the simulation well: its outputs and traces are written */
@@ -625,7 +649,7 @@ static int l_sim_close(lua_State *L)
 
 static int l_dev_tc(lua_State *L)
 {
-	struct ldev *d = check_dev(L, 1);
+	struct ldev *d = check_dev(L, 1, "dev:tc");
 
 	run_tc(L, d->ls, luaL_checkstring(L, 2));
 	lua_settop(L, 1);
@@ -634,7 +658,7 @@ static int l_dev_tc(lua_State *L)
 
 static int l_dev_stats(lua_State *L)
 {
-	struct ldev *d = check_dev(L, 1);
+	struct ldev *d = check_dev(L, 1, "dev:stats");
 
 	return lsim_push_results(L, d->ls->s, d->idx);
 }
@@ -642,7 +666,7 @@ static int l_dev_stats(lua_State *L)
 /* dev:class("1:1") -> the class row of the results, or nil */
 static int l_dev_class(lua_State *L)
 {
-	struct ldev *d = check_dev(L, 1);
+	struct ldev *d = check_dev(L, 1, "dev:class");
 	uint32_t id;
 	char key[32];
 
@@ -658,7 +682,7 @@ static int l_dev_class(lua_State *L)
 /* dev:qdisc("10:") -> the qdisc row of the results, or nil */
 static int l_dev_qdisc(lua_State *L)
 {
-	struct ldev *d = check_dev(L, 1);
+	struct ldev *d = check_dev(L, 1, "dev:qdisc");
 	uint32_t id;
 	char key[32];
 
@@ -674,7 +698,7 @@ static int l_dev_qdisc(lua_State *L)
 /* dev:backlog() -> bytes, packets queued in the root qdisc now */
 static int l_dev_backlog(lua_State *L)
 {
-	struct dev *d = ldev_dev(check_dev(L, 1));
+	struct dev *d = ldev_dev(check_dev(L, 1, "dev:backlog"));
 
 	lua_pushinteger(L, (lua_Integer)d->root->s.backlog);
 	lua_pushinteger(L, (lua_Integer)d->root->s.qlen);
@@ -683,7 +707,7 @@ static int l_dev_backlog(lua_State *L)
 
 static int l_dev_name(lua_State *L)
 {
-	lua_pushstring(L, ldev_dev(check_dev(L, 1))->name);
+	lua_pushstring(L, ldev_dev(check_dev(L, 1, "dev:name"))->name);
 	return 1;
 }
 
@@ -701,7 +725,7 @@ static int l_dev_tostring(lua_State *L)
 /* dev:set{rate=, ...}: change the link mid-run */
 static int l_dev_set(lua_State *L)
 {
-	struct dev *d = ldev_dev(check_dev(L, 1));
+	struct dev *d = ldev_dev(check_dev(L, 1, "dev:set"));
 
 	luaL_checktype(L, 2, LUA_TTABLE);
 	opt_check_keys(L, 2, "dev:set", dev_keys);
@@ -717,7 +741,7 @@ static const char *const trace_keys[] = {"file", "filter", NULL};
 
 static int l_sim_trace(lua_State *L)
 {
-	struct lsim *ls = check_sim(L, 1);
+	struct lsim *ls = check_sim(L, 1, "sim:trace");
 	const char *file, *filter = NULL;
 	char err[1024];
 
@@ -730,7 +754,11 @@ static int l_sim_trace(lua_State *L)
 		filter = luaL_checkstring(L, -1);
 	if (ls->ntraces == (int)(sizeof(ls->traces) / sizeof(ls->traces[0])))
 		return luaL_error(L, "sim:trace: at most %d traces per simulation", ls->ntraces);
-	if (trace_open_path(&ls->traces[ls->ntraces], ls->s, file, filter, err, sizeof(err)))
+	if (strcmp(file, "-") && ls->sc->o->sandbox)
+		return luaL_error(L, "sim:trace: no files are written in the sandbox (file = \"-\" prints)");
+	/* "-" is the scenario's own output (stderr under --json -, nothing under --quiet) */
+	if (!strcmp(file, "-") ? trace_open(&ls->traces[ls->ntraces], ls->s, ls->sc->out, filter, err, sizeof(err))
+			       : trace_open_path(&ls->traces[ls->ntraces], ls->s, file, filter, err, sizeof(err)))
 		return luaL_error(L, "sim:trace: %s", err);
 	ls->ntraces++;
 	lua_settop(L, 1);
@@ -743,7 +771,7 @@ static const char *const explain_keys[] = {"packet", "source", "verbose", NULL};
 
 static int l_sim_explain(lua_State *L)
 {
-	struct lsim *ls = check_sim(L, 1);
+	struct lsim *ls = check_sim(L, 1, "sim:explain");
 	char err[512];
 
 	luaL_checktype(L, 2, LUA_TTABLE);
@@ -771,7 +799,7 @@ static const char *const outputs_keys[] = {"pcap", "plot", "interval", NULL};
 
 static int l_sim_outputs(lua_State *L)
 {
-	struct lsim *ls = check_sim(L, 1);
+	struct lsim *ls = check_sim(L, 1, "sim:outputs");
 	struct output_opts oo = {0};
 	char err[1024];
 
@@ -779,6 +807,8 @@ static int l_sim_outputs(lua_State *L)
 	opt_check_keys(L, 2, "sim:outputs", outputs_keys);
 	if (ls->outs)
 		return luaL_error(L, "sim:outputs: this simulation already has outputs");
+	if (ls->sc->o->sandbox)
+		return luaL_error(L, "sim:outputs: no files are written in the sandbox");
 	if (opt_field(L, 2, "pcap"))
 		oo.pcap_dir = luaL_checkstring(L, -1);
 	if (opt_field(L, 2, "plot"))
@@ -836,7 +866,7 @@ int lsim_finish_outputs(lua_State *L, struct scenario *sc)
 		ls = luaL_testudata(L, -1, LSIM_MT);
 		lua_pop(L, 1);
 		if (ls && ls->s && finish_one(sc, ls, err, sizeof(err))) {
-			fprintf(stderr, "tcsim: simulation %s: %s\n", ls->name, err);
+			fprintf(sc->err, "tcsim: simulation %s: %s\n", ls->name, err);
 			rc = 1;
 		}
 	}
@@ -862,6 +892,10 @@ static const luaL_Reg dev_methods[] = {
 void lsim_open(lua_State *L)
 {
 	luaL_newmetatable(L, LSIM_MT);
+	/* getmetatable(sim) must not reach __gc: calling it, or removing it
+	 * (the simulation would never be freed), is not the script's to do */
+	lua_pushliteral(L, LSIM_MT);
+	lua_setfield(L, -2, "__metatable");
 	luaL_newlib(L, sim_methods);
 	lua_setfield(L, -2, "__index");
 	lua_pushcfunction(L, l_sim_gc);
@@ -873,6 +907,8 @@ void lsim_open(lua_State *L)
 	lua_pop(L, 1);
 
 	luaL_newmetatable(L, LDEV_MT);
+	lua_pushliteral(L, LDEV_MT);
+	lua_setfield(L, -2, "__metatable");
 	luaL_newlib(L, dev_methods);
 	lua_setfield(L, -2, "__index");
 	lua_pushcfunction(L, l_dev_tostring);

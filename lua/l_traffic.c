@@ -69,7 +69,7 @@ static void parse_size(lua_State *L, int t, struct synth_spec *sp)
 			sp->size_min = sp->size_max = (uint32_t)opt_uint(L, -1, "size", SYNTH_MAX_FRAME);
 		} else if (lua_type(L, -1) == LUA_TTABLE) {
 			int s = lua_gettop(L);
-			lua_Integer n = luaL_len(L, s);
+			lua_Integer n = (lua_Integer)lua_rawlen(L, s); /* raw: no __len running the script mid-parse */
 
 			if (n == 0) {
 				static const char *const uk[] = {"min", "max", NULL};
@@ -108,7 +108,7 @@ static void parse_size(lua_State *L, int t, struct synth_spec *sp)
 		int w = lua_gettop(L);
 
 		luaL_checktype(L, w, LUA_TTABLE);
-		if (sp->size_kind != SYNTH_SIZE_DISCRETE || luaL_len(L, w) != sp->nsizes)
+		if (sp->size_kind != SYNTH_SIZE_DISCRETE || (lua_Integer)lua_rawlen(L, w) != sp->nsizes)
 			luaL_error(L, "weights: give one weight per size of a size list");
 		for (int i = 0; i < sp->nsizes; i++) {
 			lua_rawgeti(L, w, i + 1);
@@ -242,7 +242,8 @@ int ltraffic_parse(lua_State *L, int idx, struct ltraffic *t, struct lsim *ls, s
 		lua_pop(L, 1);
 	}
 	if (opt_field(L, idx, "dscp")) {
-		lua_getfield(L, idx, "tos");
+		lua_pushliteral(L, "tos");
+		lua_rawget(L, idx);
 		if (!lua_isnil(L, -1))
 			luaL_error(L, "give tos or dscp, not both (tos = dscp << 2 | ecn)");
 		lua_pop(L, 1);
@@ -303,9 +304,12 @@ int ltraffic_parse(lua_State *L, int idx, struct ltraffic *t, struct lsim *ls, s
 	return 0;
 }
 
-static struct ltraffic *check_traffic(lua_State *L, int idx)
+static struct ltraffic *check_traffic(lua_State *L, int idx, const char *call)
 {
-	return luaL_checkudata(L, idx, LTRAFFIC_MT);
+	struct ltraffic *t = luaL_checkudata(L, idx, LTRAFFIC_MT);
+
+	scenario_check_live(L, call);
+	return t;
 }
 
 /* tcsim.traffic{...}: a description, for :save */
@@ -313,6 +317,7 @@ static int l_traffic_new(lua_State *L)
 {
 	struct ltraffic *t;
 
+	scenario_check_live(L, "tcsim.traffic");
 	luaL_checktype(L, 1, LUA_TTABLE);
 	t = lua_newuserdatauv(L, sizeof(*t), 0);
 	memset(t, 0, sizeof(*t));
@@ -324,10 +329,14 @@ static int l_traffic_new(lua_State *L)
 /* t:save(path) -> packets written. The file is written whole or not at all. */
 static int l_traffic_save(lua_State *L)
 {
-	struct ltraffic *t = check_traffic(L, 1);
+	struct ltraffic *t = check_traffic(L, 1, "traffic:save");
 	const char *path = luaL_checkstring(L, 2);
 	char err[1024];
-	int64_t n = synth_save_pcap(&t->spec, path, err, sizeof(err));
+	int64_t n;
+
+	if (scenario_get(L)->o->sandbox)
+		return luaL_error(L, "traffic:save: no files are written in the sandbox");
+	n = synth_save_pcap(&t->spec, path, err, sizeof(err));
 
 	if (n < 0)
 		return luaL_error(L, "save: %s", err);
@@ -337,7 +346,7 @@ static int l_traffic_save(lua_State *L)
 
 static int l_traffic_tostring(lua_State *L)
 {
-	struct ltraffic *t = check_traffic(L, 1);
+	struct ltraffic *t = luaL_checkudata(L, 1, LTRAFFIC_MT);
 
 	lua_pushfstring(L, "tcsim.traffic %s", t->spec.name[0] ? t->spec.name : "synth");
 	return 1;
@@ -348,6 +357,8 @@ static const luaL_Reg traffic_methods[] = {{"save", l_traffic_save}, {NULL, NULL
 void ltraffic_open(lua_State *L)
 {
 	luaL_newmetatable(L, LTRAFFIC_MT);
+	lua_pushliteral(L, LTRAFFIC_MT);
+	lua_setfield(L, -2, "__metatable");
 	luaL_newlib(L, traffic_methods);
 	lua_setfield(L, -2, "__index");
 	lua_pushcfunction(L, l_traffic_tostring);

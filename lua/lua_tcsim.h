@@ -40,7 +40,33 @@ struct scenario {
 	struct explain_opts exo;
 	const char *explain_sim;
 	int explained;
+	/* bounds (scenario.c): the first one reached stops the scenario for good */
+	FILE *err;           /* messages */
+	lua_State *L;        /* the main thread */
+	uint64_t lua_bytes;  /* what the Lua allocator holds */
+	uint64_t lua_limit;  /* --max-memory, 0 = none (lifted once the script has ended) */
+	const void *refused_ptr; /* the last allocation refused, to tell Lua's retry after
+				  * its emergency collection from a new request */
+	size_t refused_osize, refused_nsize;
+	int refused_pending;
+	uint64_t deadline_ns; /* CLOCK_MONOTONIC, 0 = none */
+	uint64_t instructions, events;
+	unsigned samples;    /* bound checks made: the heap is sampled every 64th */
+	int stop;            /* enum scenario_stop: why the scenario was stopped */
+	char stop_where[300]; /* "file:line" it was running when stopped, if known */
+	int closing;         /* the script has ended: the API refuses to be used */
 };
+
+enum scenario_stop { STOP_NONE, STOP_TIMEOUT, STOP_MEMORY, STOP_BUDGET };
+
+/* Raises the scenario's stop (a bound was reached) if there is one, or an
+ * error when the script has ended (a finalizer calling the API during
+ * lua_close); `call` names the API function, as "sim:run". */
+void scenario_check_live(lua_State *L, const char *call);
+/* Raises the stop as an error, recording where the script was. */
+int scenario_raise_stop(lua_State *L);
+/* The simulation's poll (sim.h): the scenario's bounds reach into sim_run. */
+int scenario_sim_poll(void *arg, char *err, size_t errlen);
 
 /* A simulation as Lua holds it. */
 struct lsim {
@@ -77,6 +103,16 @@ struct ltraffic {
 	struct synth_spec spec;
 	int has_dev;
 };
+
+/* a + b for times: saturating at TIME_MAX_NS, far below UINT64_MAX (which
+ * means "to the end"), so sums of times never wrap */
+#define TIME_MAX_NS (UINT64_MAX / 4)
+static inline uint64_t time_add(uint64_t a, uint64_t b)
+{
+	if (a > TIME_MAX_NS || b > TIME_MAX_NS - a)
+		return TIME_MAX_NS;
+	return a + b;
+}
 
 struct scenario *scenario_get(lua_State *L);
 void scenario_set(lua_State *L, struct scenario *sc);

@@ -30,7 +30,29 @@ struct scenario_opts {
 	uint64_t explain_seq;
 	int explain_verbose;
 	const char *explain_sim;  /* the simulation's name, or NULL: the first */
+	/* Bounds (0 = none). A scenario that reaches one stops with one line on
+	 * the error stream and SCENARIO_EXIT_TIMEOUT or SCENARIO_EXIT_MEMORY;
+	 * it writes none of its outputs. */
+	uint64_t timeout_ns;       /* --timeout: wall clock, in Lua and in the simulation alike */
+	uint64_t max_memory;       /* --max-memory: bytes the Lua allocator may hold (and the
+				    * process heap, sampled, when not under a sanitizer) */
+	uint64_t max_instructions; /* Lua instructions: a clock-free bound (fuzzing) */
+	uint64_t max_events;       /* simulation events, over all its runs: ditto */
+	int owns_process;          /* tcsim itself, not a test or a fuzzer: --timeout also ends the
+				    * process (SIGALRM) when the scenario is stuck where it cannot
+				    * be stopped, and --max-memory also samples the process heap
+				    * (see scenario.c) */
+	int sandbox;               /* a hostile script: no file written or deleted, no process
+				    * run or exited, no reading of devices (fuzzing) */
+	FILE *out;                 /* the scenario's own printing [stdout] */
+	FILE *err;                 /* messages [stderr] */
+	const char *text;          /* the script itself, when not read from path (which then only
+				    * names it and its folder) */
+	size_t textlen;
 };
+
+#define SCENARIO_EXIT_TIMEOUT 124 /* as timeout(1) */
+#define SCENARIO_EXIT_MEMORY 125
 
 /* Runs the scenario; returns the process exit code: 0 all well, 1 a
  * scenario error, a failed expectation or a difference from the golden,

@@ -39,7 +39,7 @@ static const char usage_bpf[] =
 
 static const char usage_top[] =
 	"tcsim - a discrete-event simulator of Linux traffic control\n"
-	"usage: tcsim SCENARIO.lua [--seed N] [--json OUT]   (tcsim scenario --help)\n"
+	"usage: tcsim SCENARIO.lua [--seed N] [--json OUT] [--timeout T] [--max-memory N]   (tcsim scenario --help)\n"
 	"       tcsim check SCENARIO.lua --expect|--write-golden GOLDEN.json\n"
 	"       tcsim run --tc FILE [options] CAPTURE...   (tcsim run --help)\n"
 	"       tcsim kernel-check SCENARIO.lua | --tc FILE [--dev NAME] [--htb|--tree] CAPTURE...   (root)\n"
@@ -601,11 +601,76 @@ out:
 
 /* ---- Lua scenarios ---- */
 
+/* --timeout T: tc's time syntax (2s, 500ms; bare = seconds), above 0. */
+static int parse_timeout(const char *s, uint64_t *ns)
+{
+	return tc_get_time_ns(ns, s) || !*ns || *ns > UINT64_MAX / 4;
+}
+
+/* --max-memory N: bytes, or with K, M, G or T (powers of 1024; KiB, MB, ...
+ * read the same), at least 1M: Lua's own libraries need some. */
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	double v;
+	uint64_t mul = 1;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || !(v > 0))
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': mul = 1ull << 10; end++; break;
+	case 'm': case 'M': mul = 1ull << 20; end++; break;
+	case 'g': case 'G': mul = 1ull << 30; end++; break;
+	case 't': case 'T': mul = 1ull << 40; end++; break;
+	}
+	if (mul > 1 && (!strcmp(end, "iB") || !strcmp(end, "B") || !strcmp(end, "b")))
+		end += strlen(end);
+	if (*end || v * (double)mul > 1e18 || v * (double)mul < (double)(1 << 20))
+		return -1;
+	*out = (uint64_t)(v * (double)mul);
+	return 0;
+}
+
+/* The bounds every Lua form takes: 1 when argv[*i] was one (and its value
+ * consumed), 0 when it is not one, -1 (after saying why) when bad. */
+static int bound_opt(int argc, char **argv, int *i, struct scenario_opts *o, const char *cmd)
+{
+	const char *a = argv[*i], *v;
+	int timeout = !strcmp(a, "--timeout"), mem = !strcmp(a, "--max-memory");
+
+	if (!timeout && !mem) {
+		if (!strncmp(a, "--timeout=", 10))
+			timeout = 1, v = a + 10;
+		else if (!strncmp(a, "--max-memory=", 13))
+			mem = 1, v = a + 13;
+		else
+			return 0;
+	} else {
+		if (*i + 1 >= argc) {
+			fprintf(stderr, "%s: %s needs a value\n", cmd, a);
+			return -1;
+		}
+		v = argv[++*i];
+	}
+	if (timeout && parse_timeout(v, &o->timeout_ns)) {
+		fprintf(stderr, "%s: --timeout '%s': give a time above 0 (2s, 500ms; bare = seconds)\n", cmd, v);
+		return -1;
+	}
+	if (mem && parse_size(v, &o->max_memory)) {
+		fprintf(stderr, "%s: --max-memory '%s': give a size of 1M or more (bytes, or K, M, G)\n", cmd, v);
+		return -1;
+	}
+	o->owns_process = 1;
+	return 1;
+}
+
 static const char usage_scenario[] =
-	"usage: tcsim SCENARIO.lua [--seed N] [--json OUT|-] [-- ARGS...]\n"
+	"usage: tcsim SCENARIO.lua [--seed N] [--json OUT|-] [--timeout T] [--max-memory N] [-- ARGS...]\n"
 	"       tcsim check SCENARIO.lua --expect GOLDEN.json [--tolerance PCT] [--tolerance-ns N]\n"
-	"                   [--max-lines N] [--seed N] [--quiet]\n"
-	"       tcsim check SCENARIO.lua --write-golden GOLDEN.json [--seed N] [--quiet]\n"
+	"                   [--max-lines N] [--seed N] [--quiet] [--timeout T] [--max-memory N]\n"
+	"       tcsim check SCENARIO.lua --write-golden GOLDEN.json [--seed N] [--quiet] [bounds]\n"
 	"  --seed N         the default seed of tcsim.sim{} (a seed the scenario gives wins)\n"
 	"  --json OUT       every simulation's results, as JSON ('-' = stdout; the scenario's\n"
 	"                   own output then goes to stderr)\n"
@@ -615,11 +680,16 @@ static const char usage_scenario[] =
 	"  --tolerance-ns N   ... or by N ns; counts always compare exactly\n"
 	"  --max-lines N    print at most N differences\n"
 	"  --quiet          check: discard the scenario's own printing\n"
+	"  --timeout T      stop a scenario still running after T (2s, 500ms; bare = s), in Lua\n"
+	"                   or in a simulation: one line on stderr, exit 124, no output written\n"
+	"  --max-memory N   stop a scenario whose Lua memory (or, sampled, the process heap)\n"
+	"                   passes N (bytes, or 256M, 1G): one line, exit 125, no output written\n"
 	"The scenario API: docs/lua-api.md.\n";
 
 static int cmd_scenario(int argc, char **argv, int check)
 {
-	enum { O_SEED = 256, O_JSON, O_EXPECT, O_WRITE, O_TOL, O_TOLNS, O_MAXL, O_QUIET, O_HELP };
+	enum { O_SEED = 256, O_JSON, O_EXPECT, O_WRITE, O_TOL, O_TOLNS, O_MAXL, O_QUIET, O_HELP, O_TIMEOUT,
+	       O_MAXMEM };
 	static const struct option longopts[] = {
 		{"seed", required_argument, NULL, O_SEED},
 		{"json", required_argument, NULL, O_JSON},
@@ -630,6 +700,8 @@ static int cmd_scenario(int argc, char **argv, int check)
 		{"max-lines", required_argument, NULL, O_MAXL},
 		{"quiet", no_argument, NULL, O_QUIET},
 		{"help", no_argument, NULL, O_HELP},
+		{"timeout", required_argument, NULL, O_TIMEOUT},
+		{"max-memory", required_argument, NULL, O_MAXMEM},
 		{NULL, 0, NULL, 0},
 	};
 	struct scenario_opts o = {0};
@@ -674,6 +746,10 @@ static int cmd_scenario(int argc, char **argv, int check)
 			o.max_diff_lines = (int)u;
 			break;
 		case O_QUIET: o.quiet = 1; bad = !check; break;
+		case O_TIMEOUT:
+			bad = parse_timeout(a, &o.timeout_ns);
+			break;
+		case O_MAXMEM: bad = parse_size(a, &o.max_memory); break;
 		case O_HELP: fputs(usage_scenario, stdout); return 0;
 		default:
 			fprintf(stderr, "tcsim: unknown option or missing value '%s' (tcsim check --help)\n",
@@ -682,7 +758,9 @@ static int cmd_scenario(int argc, char **argv, int check)
 		}
 		if (bad) {
 			fprintf(stderr, "tcsim: --%s%s%s: %s (tcsim check --help)\n", longopts[li].name, a ? " " : "",
-				a ? a : "", check || c == O_SEED ? "not a valid value" : "belongs to tcsim check");
+				a ? a : "",
+				check || c == O_SEED || c == O_TIMEOUT || c == O_MAXMEM ? "not a valid value"
+										     : "belongs to tcsim check");
 			return 2;
 		}
 	}
@@ -702,6 +780,7 @@ static int cmd_scenario(int argc, char **argv, int check)
 	}
 	o.argc = argc - optind;
 	o.argv = argv + optind;
+	o.owns_process = 1;
 	return scenario_main(&o);
 }
 
@@ -723,6 +802,12 @@ static int cmd_lint_lua(int argc, char **argv)
 	o.quiet = 1;
 	o.lint = 1;
 	for (int i = 2; i < argc; i++) {
+		int b = bound_opt(argc, argv, &i, &o, "tcsim lint");
+
+		if (b < 0)
+			return 2;
+		if (b)
+			continue;
 		if (!strcmp(argv[i], "--strict")) {
 			o.strict = 1;
 			continue;
@@ -732,7 +817,8 @@ static int cmd_lint_lua(int argc, char **argv)
 			i++;
 			continue;
 		}
-		fprintf(stderr, "tcsim lint: '%s': a scenario takes only --strict and --seed N\n", argv[i]);
+		fprintf(stderr, "tcsim lint: '%s': a scenario takes only --strict, --seed N, --timeout T "
+				"and --max-memory N\n", argv[i]);
 		return 2;
 	}
 	return scenario_main(&o);
@@ -753,6 +839,12 @@ static int cmd_explain_lua(int argc, char **argv)
 	o.explain = 1;
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i];
+		int b = bound_opt(argc, argv, &i, &o, "tcsim explain");
+
+		if (b < 0)
+			return 2;
+		if (b)
+			continue;
 
 		if ((!strcmp(a, "-v") || !strcmp(a, "--verbose"))) {
 			o.explain_verbose = 1;
@@ -779,7 +871,7 @@ static int cmd_explain_lua(int argc, char **argv)
 			i++;
 		} else {
 			fprintf(stderr, "tcsim explain: '%s': a scenario takes --packet [K:]N, --sim NAME, -v "
-					"and --seed N\n", a);
+					"--seed N, --timeout T and --max-memory N\n", a);
 			return 2;
 		}
 		continue;
@@ -805,12 +897,19 @@ static int cmd_kcheck_lua(int argc, char **argv)
 	o.quiet = 1;
 	o.kernel_check = 1;
 	for (int i = 2; i < argc; i++) {
+		int b = bound_opt(argc, argv, &i, &o, "tcsim kernel-check");
+
+		if (b < 0)
+			return 2;
+		if (b)
+			continue;
 		if (!strcmp(argv[i], "--seed") && i + 1 < argc && !opt_parse_u64(argv[i + 1], &o.seed)) {
 			o.has_seed = 1;
 			i++;
 			continue;
 		}
-		fprintf(stderr, "tcsim kernel-check: '%s': a scenario takes only --seed N\n", argv[i]);
+		fprintf(stderr, "tcsim kernel-check: '%s': a scenario takes only --seed N, --timeout T "
+				"and --max-memory N\n", argv[i]);
 		return 2;
 	}
 	return scenario_main(&o);

@@ -148,7 +148,7 @@ bad_lua nsastime ":3: sim:run_until: 100000 s is over a day; a number here is se
 sim:traffic{ pps = 1, count = 1 }
 sim:run_until(tcsim.time('100us'))"
 bad_lua expectarg ":1: expect_lt: argument 1 must be a number, got string" 'expect_lt("1", 2)'
-bad_lua closed ":3: the simulation was closed" "$S
+bad_lua closed ":3: sim:run: the simulation sim1 was closed" "$S
 sim:close()
 sim:run()"
 if have_shared; then

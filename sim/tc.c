@@ -1296,42 +1296,32 @@ static int shell_tail(char **v, int *argc, struct shell_tail *st, const char *na
 		st->or_true = 1;
 		n -= 2;
 	}
-	/* the redirections: the last words before || true, each whole */
+	/* the redirections: the last words before || true, each whole, applied
+	 * in order as a shell applies them (2>&1 copies where stdout goes now) */
 	for (int i = 1; i < n; i++) {
-		int fd, words,
-		    r = is_devnull_redirect(v[i], i + 1 < n ? v[i + 1] : NULL, &fd, &words);
+		int fd, words;
 
-		if (!r)
+		if (!is_devnull_redirect(v[i], i + 1 < n ? v[i + 1] : NULL, &fd, &words))
 			continue;
-		if (r < 0)
-			return script_fail(
-			    err, errlen, -EINVAL, name, line,
-			    "\"%s\": tcsim runs no shell: a redirection to anything but "
-			    "/dev/null is not modelled",
-			    v[i]);
-		if (i + words != n) {
-			/* not at the end: only more redirections may follow */
-			int fd2, w2, k = i + words;
+		for (int k = i; k < n; k += words) {
+			int r = is_devnull_redirect(v[k], k + 1 < n ? v[k + 1] : NULL, &fd, &words);
 
-			while (k < n && is_devnull_redirect(v[k], k + 1 < n ? v[k + 1] : NULL, &fd2,
-							    &w2) > 0)
-				k += w2;
-			if (k != n)
+			if (r < 0)
 				return script_fail(
 				    err, errlen, -EINVAL, name, line,
-				    "\"%s\": a redirection belongs after the tc command\x27s words",
+				    "\"%s\": tcsim runs no shell: a redirection to anything "
+				    "but /dev/null is not modelled",
+				    v[k]);
+			if (!r) /* a command word after a redirection */
+				return script_fail(
+				    err, errlen, -EINVAL, name, line,
+				    "\"%s\": a redirection belongs after the tc command's words",
 				    v[i]);
-		}
-		/* in order, as a shell applies them: 2>&1 copies where stdout goes now */
-		for (int k = i; k < n; k += words) {
-			r = is_devnull_redirect(v[k], k + 1 < n ? v[k + 1] : NULL, &fd, &words);
 			if (r == 2) {
 				st->quiet_err = st->quiet_out;
 			} else {
-				if (fd & 1)
-					st->quiet_out = 1;
-				if (fd & 2)
-					st->quiet_err = 1;
+				st->quiet_out |= fd & 1;
+				st->quiet_err |= (fd & 2) != 0;
 			}
 		}
 		n = i;

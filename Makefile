@@ -28,16 +28,19 @@ DATADIR ?= $(PREFIX)/share/tcsim
 DOCDIR  ?= $(PREFIX)/share/doc/tcsim
 MANDIR  ?= $(PREFIX)/share/man
 COMPLETIONSDIR ?= $(PREFIX)/share/bash-completion/completions
+# The layers, lowest first: a file includes headers of its own layer and
+# the layers before it only (tests/cli/layers.sh; docs/HACKING.md).
+LAYERS  := base classifier qdisc sim tc report kernel lua cmd
 CC      ?= cc
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 override CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter -MMD -MP \
-           -Iclassifier -Isim -Iqdisc -Ilua -Itests/support
+           $(LAYERS:%=-I%) -Itests/support
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CUNIT_LIBS = $(shell pkg-config --libs cunit 2>/dev/null || echo -lcunit)
 
-LIB_SRC  := $(wildcard classifier/*.c qdisc/*.c lua/*.c) $(filter-out sim/main.c,$(wildcard sim/*.c))
+LIB_SRC  := $(filter-out cmd/main.c,$(foreach d,$(LAYERS),$(wildcard $(d)/*.c)))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 SUP_SRC  := $(wildcard tests/support/*.c)
 SUP_OBJ  := $(SUP_SRC:%.c=$(BUILD)/%.o)
@@ -62,10 +65,10 @@ all: tcsim
 tcsim: $(BUILD)/tcsim
 	@cp $< $@
 
-$(BUILD)/tcsim: $(BUILD)/sim/main.o $(BUILD)/libtcsim.a
+$(BUILD)/tcsim: $(BUILD)/cmd/main.o $(BUILD)/libtcsim.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-$(BUILD)/sim/main.o: override CFLAGS += -DTCSIM_VERSION='"$(TCSIM_VERSION)"'
+$(BUILD)/cmd/main.o: override CFLAGS += -DTCSIM_VERSION='"$(TCSIM_VERSION)"'
 
 $(BUILD)/libtcsim.a: $(LIB_OBJ)
 	@rm -f $@

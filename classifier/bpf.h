@@ -128,8 +128,6 @@ struct bpf_skb {
  * ifindex 2, hatype ARPHRD_ETHER, everything else 0. */
 void bpf_skb_init_ether(struct bpf_skb *skb, const uint8_t *frame,
 			uint32_t caplen, uint32_t len);
-/* skb->protocol as eth_type_trans sets it for this frame (0 if too short). */
-uint16_t bpf_eth_protocol(const uint8_t *frame, uint32_t caplen);
 
 /* A checked, pre-decoded program. */
 struct bpf_dinsn;

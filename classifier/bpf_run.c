@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bpf.h"
+#include "pkt.h"
 
 /* Decoded operations. The FUSED ones are a packet load at pc and the
  * conditional jump at pc + 1 that tests A against k, run as one. */
@@ -56,23 +57,7 @@ void bpf_skb_init_ether(struct bpf_skb *skb, const uint8_t *frame,
 	skb->net_off = ETH_HLEN;
 	skb->ifindex = 2;
 	skb->hatype = ARPHRD_ETHER;
-	skb->protocol = bpf_eth_protocol(frame, caplen);
-}
-
-uint16_t bpf_eth_protocol(const uint8_t *frame, uint32_t caplen)
-{
-	uint16_t type;
-
-	if (caplen < ETH_HLEN)
-		return 0;
-	type = (uint16_t)(frame[12] << 8 | frame[13]);
-	/* eth_type_trans: lengths below 0x600 are 802.3 frames, raw (IPX,
-	 * 0xffff after the header) or LLC. */
-	if (type >= 0x600)
-		return type;
-	if (caplen >= 16 && frame[14] == 0xff && frame[15] == 0xff)
-		return 0x0001;
-	return 0x0004;
+	skb->protocol = eth_frame_protocol(frame, caplen);
 }
 
 /* ---- decoding ---- */

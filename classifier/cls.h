@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "bpf.h"
+#include "pkt.h"
 
 #define TC_H_MAJ(h) ((h)&0xffff0000u)
 #define TC_H_MIN(h) ((h)&0x0000ffffu)
@@ -28,7 +29,7 @@ struct tcf_result {
 struct tcf_proto;
 struct tcf_chain;
 
-/* Tracing (sim/trace.h): one record per filter program consulted for a
+/* Tracing (report/trace.h): one record per filter program consulted for a
  * traced packet, handed to tcf_tracer.filter in the order the chain runs
  * them. A tcf_proto whose protocol does not match gives one record with
  * skipped set and no program. */
@@ -158,5 +159,9 @@ int tc_get_protocol(uint16_t *out, const char *s);
 void tc_print_protocol(char *buf, size_t n, uint16_t proto);
 /* tc's keyword prefix match: arg is a non-empty prefix of keyword. */
 int tc_matches(const char *arg, const char *keyword);
+
+
+/* The view a BPF program gets of packet p leaving device ifindex. */
+void pkt_bpf_skb(const struct pkt *p, uint32_t ifindex, struct bpf_skb *skb);
 
 #endif

@@ -203,3 +203,29 @@ int tcf_classify_traced(const struct tcf_chain *chain, const struct bpf_skb *skb
 	}
 	return -1;
 }
+
+/* bpf_skb_init_ether's view (network header at 14, hatype ARPHRD_ETHER,
+ * the rest 0) with the packet's own metadata, filled in one go: the
+ * protocol is the packet's, not recomputed from the frame. */
+void pkt_bpf_skb(const struct pkt *p, uint32_t ifindex, struct bpf_skb *skb)
+{
+	uint32_t caplen = p->caplen, len = p->len;
+
+	/* two 32-bit reads, not one 64-bit read of both: they were stored
+	 * separately just before, and a wider read would wait for the stores */
+	__asm__("" : "+r"(caplen), "+r"(len));
+	*skb = (struct bpf_skb){
+		.data = p->data,
+		.caplen = caplen,
+		.len = len,
+		.net_off = 14,
+		.protocol = p->protocol,
+		.vlan_present = p->vlan_present,
+		.vlan_tci = p->vlan_tci,
+		.vlan_proto = p->vlan_proto,
+		.ifindex = ifindex,
+		.mark = p->mark,
+		.hatype = 1, /* ARPHRD_ETHER */
+		.hash = p->hash,
+	};
+}

@@ -17,7 +17,7 @@
 #define NET_XMIT_DROP 1 /* the arriving packet was dropped */
 #define NET_XMIT_CN 2   /* congestion: the packet's own flow lost one */
 
-/* Per-packet tracing (sim/trace.h). A qdisc reports what it does with a
+/* Per-packet tracing (report/trace.h). A qdisc reports what it does with a
  * packet whose p->traced is set through env->tracer; for other packets it
  * costs one predictable branch. */
 struct qdisc;

@@ -6,9 +6,11 @@
 command -v bash >/dev/null 2>&1 || { echo "completion_cli: no bash here; skipped"; exit 77; }
 mkdir -p "$T_TMP/bin" && ln -s "$(cd "$(dirname "$TCSIM")" && pwd)/$(basename "$TCSIM")" "$T_TMP/bin/tcsim"
 comp() { # words...: what completing the last word offers
-	PATH=$T_TMP/bin:$PATH bash -c '. contrib/bash-completion/tcsim
+	comp_file=$(pwd)/contrib/bash-completion/tcsim
+	# in an empty folder: the first word also completes file names
+	(cd "$T_TMP/bin" && PATH=$T_TMP/bin:$PATH bash -c '. "$0"
 		COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _tcsim
-		printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " "' comp tcsim "$@"
+		printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " "' "$comp_file" tcsim "$@")
 }
 expect_out "commands" "run " comp r
 expect_out "bpf subcommands" "asm check disasm run " comp bpf ""

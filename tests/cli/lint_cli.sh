@@ -15,7 +15,7 @@
 D=tests/data/lint
 
 if ! $TCSIM lint --help >/dev/null 2>&1; then
-	echo "skip: $TCSIM has no lint command (sim/main.c: dispatch \"lint\" to lint_main)"
+	echo "skip: $TCSIM has no lint command (cmd/main.c: dispatch \"lint\" to lint_main)"
 	exit 77
 fi
 

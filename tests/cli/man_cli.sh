@@ -1,7 +1,7 @@
 #!/bin/sh
 # man_cli.sh - docs/tcsim.1 renders without a warning, and names exactly
 # the long options the command line's parsers accept: every option in the
-# getopt tables and strcmp chains of sim/*.c is in the page, and every
+# getopt tables and strcmp chains of the sources is in the page, and every
 # option the page names is one of them (--help aside); and the top level:
 # --version, help CMD, an unknown command.
 . tests/support/cli.sh
@@ -15,11 +15,11 @@ else
 fi
 
 {
-	grep -ho '{"[a-z][a-z-]*", *\(no\|required\|optional\)_argument' sim/*.c | sed 's/{"\([^"]*\)".*/--\1/'
-	grep -ho 'strcmp([^,]*, "--[a-z][a-z-]*")' sim/*.c | grep -o -- '--[a-z][a-z-]*'
+	grep -ho '{"[a-z][a-z-]*", *\(no\|required\|optional\)_argument' base/*.c classifier/*.c qdisc/*.c sim/*.c tc/*.c report/*.c kernel/*.c lua/*.c cmd/*.c | sed 's/{"\([^"]*\)".*/--\1/'
+	grep -ho 'strcmp([^,]*, "--[a-z][a-z-]*")' base/*.c classifier/*.c qdisc/*.c sim/*.c tc/*.c report/*.c kernel/*.c lua/*.c cmd/*.c | grep -o -- '--[a-z][a-z-]*'
 } | grep -v '^--help$' | sort -u >"$T_TMP/parsed"
 sed 's/\\-/-/g' "$MAN" | grep -o -- '--[a-z][a-z-]*' | grep -v '^--help$' | sort -u >"$T_TMP/man"
-[ -s "$T_TMP/parsed" ] && ok || bad "found no options in sim/*.c: the extraction is broken"
+[ -s "$T_TMP/parsed" ] && ok || bad "found no options in the sources: the extraction is broken"
 missing=$(comm -23 "$T_TMP/parsed" "$T_TMP/man" | tr '\n' ' ')
 extra=$(comm -13 "$T_TMP/parsed" "$T_TMP/man" | tr '\n' ' ')
 [ -z "$missing" ] && ok || bad "options the parsers take that $MAN does not document: $missing"

@@ -1,6 +1,6 @@
 /* lint.h - `tcsim lint`: static warnings about a traffic-control policy
  * that the kernel accepts but that does not do what its author meant
- * (sim/lint.c has the list of checks and their limits).
+ * (tc/lint.c has the list of checks and their limits).
  *
  * Every warning is one line, "FILE:LINE: warning: <what>; <fix>", where
  * FILE:LINE is the tc command that added the filter concerned. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
 #include "json.h"
 #include "report.h"
 #include "tc.h"
@@ -238,7 +239,7 @@ static void json_str(FILE *out, const char *s)
 			fprintf(out, "\\u%04x", c);
 		else if (c < 0x80)
 			fputc(c, out);
-		else if ((n = json_utf8_len(s, strlen(s))))
+		else if ((n = utf8_len(s, strlen(s))))
 			fwrite(s, 1, n, out);
 		else {
 			fputs("\\ufffd", out);

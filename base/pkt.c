@@ -40,7 +40,7 @@ static void pkt_fill(struct pkt *p, const uint8_t *frame, uint32_t caplen, uint3
 	memcpy(p->data, frame, caplen);
 	p->caplen = caplen;
 	p->len = len < caplen ? caplen : len;
-	p->protocol = bpf_eth_protocol(p->data, caplen);
+	p->protocol = eth_frame_protocol(p->data, caplen);
 }
 
 struct pkt *pkt_new(const uint8_t *frame, uint32_t caplen, uint32_t len)
@@ -103,32 +103,6 @@ void pkt_pool_drain(struct pkt_pool *pool)
 	}
 }
 
-/* bpf_skb_init_ether's view (network header at 14, hatype ARPHRD_ETHER,
- * the rest 0) with the packet's own metadata, filled in one go: the
- * protocol is the packet's, not recomputed from the frame. */
-void pkt_bpf_skb(const struct pkt *p, uint32_t ifindex, struct bpf_skb *skb)
-{
-	uint32_t caplen = p->caplen, len = p->len;
-
-	/* two 32-bit reads, not one 64-bit read of both: they were stored
-	 * separately just before, and a wider read would wait for the stores */
-	__asm__("" : "+r"(caplen), "+r"(len));
-	*skb = (struct bpf_skb){
-		.data = p->data,
-		.caplen = caplen,
-		.len = len,
-		.net_off = 14,
-		.protocol = p->protocol,
-		.vlan_present = p->vlan_present,
-		.vlan_tci = p->vlan_tci,
-		.vlan_proto = p->vlan_proto,
-		.ifindex = ifindex,
-		.mark = p->mark,
-		.hatype = 1, /* ARPHRD_ETHER */
-		.hash = p->hash,
-	};
-}
-
 /* Moves the outer 802.1Q/802.1ad tag out of the data, as received frames
  * are untagged by the kernel and as a VLAN device with tx offload hands
  * them to the qdisc: the tag becomes vlan_tci/vlan_proto, the frame and
@@ -148,5 +122,23 @@ void pkt_vlan_offload(struct pkt *p)
 	memmove(p->data + 12, p->data + 16, p->caplen - 16);
 	p->caplen -= 4;
 	p->len -= 4;
-	p->protocol = bpf_eth_protocol(p->data, p->caplen);
+	p->protocol = eth_frame_protocol(p->data, p->caplen);
+}
+
+#define ETH_HLEN 14
+
+uint16_t eth_frame_protocol(const uint8_t *frame, uint32_t caplen)
+{
+	uint16_t type;
+
+	if (caplen < ETH_HLEN)
+		return 0;
+	type = (uint16_t)(frame[12] << 8 | frame[13]);
+	/* eth_type_trans: lengths below 0x600 are 802.3 frames, raw (IPX,
+	 * 0xffff after the header) or LLC. */
+	if (type >= 0x600)
+		return type;
+	if (caplen >= 16 && frame[14] == 0xff && frame[15] == 0xff)
+		return 0x0001;
+	return 0x0004;
 }

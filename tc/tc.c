@@ -33,9 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
 #include "errmsg.h"
 #include "infile.h"
-#include "json.h"
 #include "tc.h"
 
 #define NLM_F_REPLACE 0x100
@@ -224,7 +224,7 @@ static const char *dev_name_fault(const char *name)
 			return "no '/', ':' or blanks in it";
 		if (*p < 0x20 || *p == 0x7f)
 			return "no control characters in it";
-		if (!(n = json_utf8_len((const char *)p, strlen((const char *)p))))
+		if (!(n = utf8_len((const char *)p, strlen((const char *)p))))
 			return "not UTF-8";
 	}
 	return NULL;

@@ -5,8 +5,6 @@
 
 #include <stdint.h>
 
-#include "bpf.h"
-
 /* Why a packet left the simulation without being sent. */
 enum pkt_drop {
 	DROP_NONE = 0,
@@ -37,7 +35,7 @@ struct pkt {
 	uint32_t len;     /* qdisc_pkt_len: the original L2 frame length */
 	uint16_t protocol;
 	uint8_t vlan_present;
-	uint8_t traced;   /* sim/trace.h follows this packet (fills a padding byte) */
+	uint8_t traced;   /* report/trace.h follows this packet (fills a padding byte) */
 	uint16_t vlan_tci;
 	uint16_t vlan_proto;
 	uint32_t priority; /* skb->priority */
@@ -130,7 +128,8 @@ void pkt_pool_drain(struct pkt_pool *pool);
 /* Outer 802.1Q/802.1ad tag to out-of-band (tx VLAN offload). */
 void pkt_vlan_offload(struct pkt *p);
 
-/* The view a BPF program gets of this packet on an egress device. */
-void pkt_bpf_skb(const struct pkt *p, uint32_t ifindex, struct bpf_skb *skb);
+/* skb->protocol as eth_type_trans sets it for an Ethernet frame (0 if
+ * shorter than its header). */
+uint16_t eth_frame_protocol(const uint8_t *frame, uint32_t caplen);
 
 #endif

@@ -25,10 +25,6 @@ int json_parse(const char *text, size_t len, struct json **out, char *err, size_
 int json_parse_file(const char *path, struct json **out, char *err, size_t errlen);
 void json_free(struct json *v);
 
-/* The length of the well-formed UTF-8 sequence at s (at most n bytes
- * long), 0 if it is none: what the reader takes in a string. */
-size_t json_utf8_len(const char *s, size_t n);
-
 /* Compact one-line JSON (", " and ": " separators), numbers as written. */
 void json_write(FILE *out, const struct json *v);
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
 #include "infile.h"
 #include "json.h"
 
@@ -188,46 +189,6 @@ static int put_utf8(struct buf *b, unsigned long cp)
 	return buf_add(b, u, n);
 }
 
-/* Length of the well-formed UTF-8 sequence at p, 0 if it is not one
- * (overlong forms, surrogates and code points above U+10FFFF refused). */
-static size_t utf8_len(const unsigned char *p, const unsigned char *end)
-{
-	unsigned char c = p[0], lo = 0x80, hi = 0xbf;
-	size_t n;
-
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (c == 0xe0)
-		lo = 0xa0;
-	else if (c == 0xed)
-		hi = 0x9f;
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;
-	if ((size_t)(end - p) < n || p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-size_t json_utf8_len(const char *s, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	if (!n)
-		return 0;
-	return p[0] < 0x80 ? 1 : utf8_len(p, p + n);
-}
-
 /* A string at ps->p (the opening quote) into a NUL-terminated buffer. */
 static int parse_string(struct parser *ps, struct buf *b)
 {
@@ -258,7 +219,7 @@ static int parse_string(struct parser *ps, struct buf *b)
 				    "control character U+%04X in a string must be escaped", c);
 		if (c >= 0x80) {
 			size_t n =
-			    utf8_len((const unsigned char *)ps->p, (const unsigned char *)ps->end);
+			    utf8_len(ps->p, (size_t)(ps->end - ps->p));
 
 			if (!n)
 				return fail(ps, ps->p, "invalid UTF-8 in a string");

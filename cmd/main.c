@@ -21,6 +21,7 @@
 #include "sim.h"
 #include "source.h"
 #include "tc.h"
+#include "cmd.h"
 #include "trace.h"
 
 #define ERRLEN 512

@@ -1164,6 +1164,7 @@ int kernel_check(const char *tc_text, const char *tc_name, const char *basedir,
 	struct kc_plan *pl = NULL;
 	struct kc_result *r = NULL;
 	struct kc_tcsim t = {0};
+	struct sim_observer obs = {.done = on_done, .arg = &t};
 	char *tcout = NULL;
 	size_t tcout_len = 0;
 	FILE *tcmem;
@@ -1237,13 +1238,13 @@ int kernel_check(const char *tc_text, const char *tc_name, const char *basedir,
 			goto out;
 	}
 	t.d = d;
-	s.on_done = on_done;
-	s.on_done_arg = &t;
+	if (sim_observe(&s, &obs, err, errlen))
+		goto out;
 	if (sim_run(&s)) {
 		kc_err(err, errlen, KCHECK_ERROR, "tcsim: %s", s.err);
 		goto out;
 	}
-	s.on_done = NULL;
+	sim_unobserve(&s, &obs);
 	if (t.oom) {
 		rc = kc_err(err, errlen, KCHECK_ERROR, "out of memory");
 		goto out;
@@ -1301,7 +1302,7 @@ int kernel_check(const char *tc_text, const char *tc_name, const char *basedir,
 	}
 	rc = report(pl, &t, r, tc_name, out);
 out:
-	s.on_done = NULL;
+	sim_unobserve(&s, &obs);
 	sig = kc_signal;
 	kc_signal = 0;
 	if (tcmem)

@@ -12,6 +12,7 @@
 #include "scenario.h"
 #include "sim.h"
 #include "synth.h"
+#include "explain.h"
 #include "trace.h"
 
 #define LSIM_MT "tcsim.sim"

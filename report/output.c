@@ -3,7 +3,7 @@
  * are in output.h.
  *
  * Where the data comes from:
- *  - sent and dropped packets: the simulation's on_done hook. A packet's
+ *  - sent and dropped packets: an observer's done hook (sim/observe.h). A packet's
  *    band is its leaf_classid (the class of the root it was queued in) when
  *    the root has leaf classes (prio), else the device's one "root" band.
  *    Rejected frames never become packets (they reach no qdisc and no
@@ -99,8 +99,7 @@ struct outdir {
 
 struct outputs {
 	struct sim *s;
-	void (*prev_done)(void *arg, const struct dev *d, const struct pkt *p);
-	void *prev_arg;
+	struct sim_observer obs; /* told of every packet's end */
 	struct outdir pcap, plot;
 	int want_pcap, want_plot;
 	uint64_t interval;
@@ -565,8 +564,6 @@ static void on_done(void *arg, const struct dev *d, const struct pkt *p)
 	struct band *b;
 	int kind = p->drop == DROP_NONE ? P_SENT : P_DROPPED;
 
-	if (o->prev_done)
-		o->prev_done(o->prev_arg, d, p);
 	if (o->err || !(od = odev_get(o, d)) || !(b = band_get(o, od, band_key(d, p))))
 		return;
 	b->pkts[kind]++;
@@ -835,10 +832,7 @@ const char *outputs_error(const struct outputs *o)
 
 static void outputs_free(struct outputs *o)
 {
-	if (o->s->on_done == on_done && o->s->on_done_arg == o) {
-		o->s->on_done = o->prev_done;
-		o->s->on_done_arg = o->prev_arg;
-	}
+	sim_unobserve(o->s, &o->obs);
 	for (int i = 0; i < o->ndevs; i++) {
 		for (int k = 0; k < o->devs[i].nbands; k++)
 			band_free(&o->devs[i].bands[k]);
@@ -875,10 +869,13 @@ int outputs_open(struct outputs **out, struct sim *s, const struct output_opts *
 		outputs_free(o);
 		return r;
 	}
-	o->prev_done = s->on_done;
-	o->prev_arg = s->on_done_arg;
-	s->on_done = on_done;
-	s->on_done_arg = o;
+	o->obs = (struct sim_observer){.done = on_done, .arg = o};
+	if ((r = sim_observe(s, &o->obs, err, errlen))) {
+		outdir_remove(&o->plot);
+		outdir_remove(&o->pcap);
+		outputs_free(o);
+		return r;
+	}
 	*out = o;
 	return 0;
 }

@@ -49,8 +49,9 @@ struct output_opts {
 struct outputs;
 
 /* Creates the directories if missing (one level), checks that they are
- * writable (by creating the temporary directory in each), and hooks
- * s->on_done, keeping and calling any previous hook. 0 or -errno (err). */
+ * writable (by creating the temporary directory in each), and registers as
+ * an observer of s (sim/observe.h), after those already there. 0 or
+ * -errno (err). */
 int outputs_open(struct outputs **out, struct sim *s, const struct output_opts *o, char *err,
 		 size_t errlen);
 
@@ -69,11 +70,11 @@ const char *outputs_error(const struct outputs *o);
 /* Writes the CSVs and scripts, renders them with gnuplot when it is
  * installed (else says so once on stderr; not an error; a failing gnuplot
  * is reported on stderr, and its PNG/SVG are skipped, not an error either),
- * and renames every file into place. Unhooks on_done and frees o (also on
+ * and renames every file into place. Stops observing and frees o (also on
  * error, when nothing is left on disk). 0 or -errno (err). */
 int outputs_finish(struct outputs *o, char *err, size_t errlen);
 
-/* Removes every file written, unhooks on_done, frees o. NULL is fine. */
+/* Removes every file written, stops observing, frees o. NULL is fine. */
 void outputs_abort(struct outputs *o);
 
 #endif

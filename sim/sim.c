@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "sim.h"
-#include "trace.h"
 
 /* Only timers live in the heap: a device's transmission end and a
  * source's next arrival are kept by the device and the source (there is at
@@ -158,8 +157,8 @@ static void env_classified(void *arg, const struct pkt *p)
 
 static void finish(struct dev *d, struct pkt *p)
 {
-	if (d->sim->on_done)
-		d->sim->on_done(d->sim->on_done_arg, d, p);
+	if (d->sim->nwatch_done)
+		sim_obs_done(d, p);
 	pkt_free(p);
 }
 
@@ -172,7 +171,7 @@ static void env_drop(void *arg, struct pkt *p)
 		return;
 	}
 	if (p->traced)
-		trace_hook_drop(d, p);
+		sim_obs_drop(d, p);
 	if (stats_dropped(&d->st, p))
 		sim_fail(d->sim, -ENOMEM, "out of memory");
 	finish(d, p);
@@ -381,7 +380,7 @@ static void dev_kick(struct dev *d)
 	d->tx_done_seq = d->sim->next_seq++;
 	d->sim->work_events++;
 	if (p->traced)
-		trace_hook_dequeue(d, p);
+		sim_obs_dequeue(d, p);
 }
 
 /* The device whose transmission ends first, or NULL. */
@@ -407,7 +406,7 @@ static void dev_tx_done(struct dev *d)
 	d->on_wire = NULL;
 	p->t_depart = d->sim->now + d->delay_ns;
 	if (p->traced)
-		trace_hook_tx_end(d, p);
+		sim_obs_tx_end(d, p);
 	if (stats_sent(&d->st, p))
 		sim_fail(d->sim, -ENOMEM, "out of memory");
 	finish(d, p);
@@ -432,9 +431,9 @@ static void arrival(struct sim *s, struct sim_source *ss)
 	}
 	if (sp->reject) {
 		stats_rejected(&d->st, sp->reject);
-		if (s->trace)
-			trace_hook_reject(d, (int)(ss - s->srcs), sp->seq, sp->data, sp->caplen, sp->len,
-					  sp->reject);
+		if (s->followers)
+			sim_obs_reject(d, (int)(ss - s->srcs), sp->seq, sp->data, sp->caplen, sp->len,
+				       sp->reject);
 	} else if (!(p = pkt_pool_new(&s->pool, sp->data, sp->caplen, sp->len))) {
 		sim_fail(s, -ENOMEM, "out of memory");
 		return;
@@ -447,8 +446,8 @@ static void arrival(struct sim *s, struct sim_source *ss)
 		p->src_seq = sp->seq;
 		p->t_arrive = s->now;
 		p->leaf_classid = d->root->handle; /* a classful root names the class */
-		if (s->trace)
-			trace_hook_arrival(d, p, p->source, sp->data, sp->caplen, sp->len);
+		if (s->followers)
+			sim_obs_arrival(d, p, sp->data, sp->caplen, sp->len);
 		d->classified = 0;
 		d->root->ops->enqueue(d->root, p);
 		if (!d->classified) {
@@ -457,8 +456,8 @@ static void arrival(struct sim *s, struct sim_source *ss)
 
 			record_verdict(d, &unclassified);
 		}
-		if (s->trace)
-			trace_hook_arrival_done(d);
+		if (s->followers)
+			sim_obs_arrival_done(d);
 		dev_kick(d);
 	}
 	r = ss->src->ops->next(ss->src, sp, err, sizeof(err));

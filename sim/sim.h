@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "bpf.h"
+#include "observe.h"
 #include "pkt.h"
 #include "qdisc.h"
 #include "rng.h"
@@ -57,7 +58,6 @@ struct sim_config {
 };
 void sim_config_default(struct sim_config *c);
 
-struct trace;
 struct ev_heap;
 struct sim {
 	struct sim_config cfg;
@@ -85,13 +85,16 @@ struct sim {
 	struct pkt_pool pool; /* recycled packet records */
 	char err[512]; /* the first error that stopped the run */
 	int failed;
-	/* called for every packet that leaves (sent or dropped), if set */
-	void (*on_done)(void *arg, const struct dev *d, const struct pkt *p);
-	void *on_done_arg;
-	/* per-packet tracing (trace.h), NULL = off; the tracer every device's
-	 * qdiscs report to */
-	struct trace *trace;
+	/* those who watch (observe.h), in registration order */
+	struct sim_observer *observers;
+	uint8_t followers; /* the bits of the observers that follow packets */
+	int nwatch_done;   /* observers told of every packet's end */
+	/* the tracer every device's qdiscs report to: &qt while anyone
+	 * follows packets, else NULL */
 	const struct qdisc_tracer *qtracer;
+	struct qdisc_tracer qt;
+	const struct pkt *arriving; /* being enqueued now (followers only) */
+	uint64_t arriving_id;
 	/* when set, called every SIM_POLL_EVERY steps of a run: a non-zero
 	 * return (-errno, with err filled) stops the run as a failure. This is
 	 * how a scenario's --timeout reaches into one long sim:run. */

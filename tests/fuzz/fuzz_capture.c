@@ -15,6 +15,7 @@
 #include "run_opts.h"
 #include "sim.h"
 #include "tc.h"
+#include "explain.h"
 #include "trace.h"
 
 static const char policy[] =

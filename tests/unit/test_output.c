@@ -149,6 +149,7 @@ struct recorder {
 	struct rec *v;
 	size_t n, cap;
 	int calls;
+	struct sim_observer obs;
 };
 
 static void rec_done(void *arg, const struct dev *d, const struct pkt *p)
@@ -376,12 +377,12 @@ static int run_with(struct sim *s, const struct setup *c, struct wl *w, struct o
 
 	build(s, c, w);
 	if (rec) {
-		s->on_done = rec_done;
-		s->on_done_arg = rec;
+		rec->obs = (struct sim_observer){.done = rec_done, .arg = rec};
+		CU_ASSERT_FATAL(sim_observe(s, &rec->obs, err, errlen) == 0);
 	}
 	if ((r = outputs_open(&o, s, oo, err, errlen)))
 		return r;
-	CU_ASSERT(s->on_done != rec_done || !rec);
+	CU_ASSERT(!rec || (s->observers == &rec->obs && rec->obs.next)); /* outputs after it */
 	if ((r = outputs_run_until(o, UINT64_MAX))) {
 		snprintf(err, errlen, "%s", outputs_error(o));
 		outputs_abort(o);
@@ -389,7 +390,7 @@ static int run_with(struct sim *s, const struct setup *c, struct wl *w, struct o
 	}
 	r = outputs_finish(o, err, errlen);
 	if (rec)
-		CU_ASSERT(s->on_done == rec_done && s->on_done_arg == rec); /* unhooked */
+		CU_ASSERT(s->observers == &rec->obs && !rec->obs.next); /* outputs gone */
 	return r;
 }
 
@@ -818,7 +819,7 @@ static void test_bad_directories(void)
 			CU_ASSERT(outputs_open(&o, &s, &bad[i], err, sizeof(err)) < 0);
 			CU_ASSERT(o == NULL);
 			CU_ASSERT(err[0] != 0);
-			CU_ASSERT(s.on_done == NULL);
+			CU_ASSERT(s.observers == NULL);
 			/* only the file we made: no directory, no temporary left */
 			CU_ASSERT_EQUAL(count_files(top), 1);
 		}
@@ -843,14 +844,14 @@ static void test_abort_removes_everything(void)
 	struct sim s;
 
 	build(&s, &c, &w);
-	s.on_done = rec_done;
-	s.on_done_arg = &rec;
+	rec.obs = (struct sim_observer){.done = rec_done, .arg = &rec};
+	CU_ASSERT_FATAL(sim_observe(&s, &rec.obs, err, sizeof(err)) == 0);
 	CU_ASSERT_FATAL(outputs_open(&o, &s, &oo, err, sizeof(err)) == 0);
 	CU_ASSERT(outputs_run_until(o, 200000000) == 0);
 	CU_ASSERT(count_files(top) == 2); /* the private directories */
 	outputs_abort(o);
 	CU_ASSERT_EQUAL(count_files(top), 0); /* "made" was made by open: gone */
-	CU_ASSERT(s.on_done == rec_done && s.on_done_arg == &rec);
+	CU_ASSERT(s.observers == &rec.obs && !rec.obs.next);
 	CU_ASSERT(rec.n > 0);
 	outputs_abort(NULL);
 	free(rec.v);

@@ -49,6 +49,7 @@ static int script_gen(void *arg, uint8_t *buf, struct src_packet *p)
 #define MAXREC 64
 struct record {
 	int n;
+	struct sim_observer obs;
 	struct {
 		uint64_t id, dq, dep;
 		uint32_t leaf;
@@ -69,6 +70,15 @@ static void on_done(void *arg, const struct dev *d, const struct pkt *p)
 		rec->r[rec->n].drop = p->drop;
 		rec->n++;
 	}
+}
+
+/* rec hears of every packet that leaves s. */
+static void watch(struct sim *s, struct record *rec)
+{
+	char err[128];
+
+	rec->obs = (struct sim_observer){.done = on_done, .arg = rec};
+	CU_ASSERT_EQUAL_FATAL(sim_observe(s, &rec->obs, err, sizeof(err)), 0);
 }
 
 static struct dev *setup(struct sim *s, uint64_t rate, const char *kind, int argc, char **argv)
@@ -123,8 +133,7 @@ static void test_schedule_strict_priority(void)
 	struct dev *d = setup(&s, 1000000, "prio", 0, NULL);
 	char err[256];
 
-	s.on_done = on_done;
-	s.on_done_arg = &rec;
+	watch(&s, &rec);
 	add_script(&s, d, &sc);
 	CU_ASSERT_EQUAL(sim_run(&s), 0);
 	CU_ASSERT_EQUAL_FATAL(rec.n, 3);
@@ -161,8 +170,7 @@ static void test_simultaneous_events(void)
 	struct sim s;
 	struct dev *d = setup(&s, 1000000, "prio", 0, NULL);
 
-	s.on_done = on_done;
-	s.on_done_arg = &rec;
+	watch(&s, &rec);
 	add_script(&s, d, &sc);
 	CU_ASSERT_EQUAL(sim_run(&s), 0);
 	CU_ASSERT_EQUAL_FATAL(rec.n, 3);
@@ -185,8 +193,7 @@ static void test_overhead_and_delay(void)
 
 	d->overhead = 24;
 	d->delay_ns = 5000000;
-	s.on_done = on_done;
-	s.on_done_arg = &rec;
+	watch(&s, &rec);
 	add_script(&s, d, &sc);
 	CU_ASSERT_EQUAL(sim_run(&s), 0);
 	CU_ASSERT_EQUAL(rec.r[0].dq, 7);
@@ -201,10 +208,10 @@ static uint32_t band_of(struct sim *s, struct dev *d, uint32_t priority, uint16_
 	struct script sc = {&v, 1, 0};
 	struct record rec = {0};
 
-	s->on_done = on_done;
-	s->on_done_arg = &rec;
+	watch(s, &rec);
 	add_script(s, d, &sc);
 	CU_ASSERT_EQUAL(sim_run(s), 0);
+	sim_unobserve(s, &rec.obs);
 	return rec.n == 1 ? rec.r[0].leaf : 0;
 }
 

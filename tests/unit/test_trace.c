@@ -11,6 +11,7 @@
 #include "source.h"
 #include "tc.h"
 #include "test_src.h"
+#include "explain.h"
 #include "trace.h"
 
 struct script_pkt {
@@ -177,7 +178,7 @@ static void test_trace_bad_filter(void)
 	setup(&s, 1000000);
 	CU_ASSERT(trace_open(&t, &s, stdout, "udp port", err, sizeof(err)) < 0);
 	CU_ASSERT_PTR_NULL(t);
-	CU_ASSERT_PTR_NULL(s.trace);
+	CU_ASSERT_PTR_NULL(s.observers);
 	CU_ASSERT(strncmp(err, "--trace-filter 'udp port': ", 27) == 0);
 	CU_ASSERT(strstr(err, "syntax error") != NULL);
 	CU_ASSERT(trace_open_path(&t, &s, "/nonexistent-dir/trace.txt", NULL, err, sizeof(err)) < 0);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
+#include "json_diff.h"
 #include "json_priv.h"
 
 /* ---- flattening ------------------------------------------------------- */

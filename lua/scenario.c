@@ -16,6 +16,7 @@
 #include <lualib.h>
 
 #include "json.h"
+#include "json_diff.h"
 #include "kcheck.h"
 #include "lint.h"
 #include "infile.h"

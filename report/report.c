@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "utf8.h"
-#include "json.h"
 #include "report.h"
 #include "tc.h"
 

@@ -5,6 +5,7 @@
 #include "fuzz.h"
 
 #include "json.h"
+#include "json_diff.h"
 
 static FILE *devnull;
 static struct json *golden;

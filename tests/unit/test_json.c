@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "json_diff.h"
 
 /* A trimmed `tcsim run --tc scenarios/ssh_http.tc --rate 256kbit --json -`
  * of scenarios/captures/ssh_hydra.pcap. */

@@ -33,24 +33,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "utf8.h"
 #include "errmsg.h"
 #include "infile.h"
 #include "tc.h"
+#include "tc_int.h"
+#include "utf8.h"
 
 #define NLM_F_REPLACE 0x100
 #define NLM_F_EXCL 0x200
 #define NLM_F_CREATE 0x400
-
-struct tc_cmd {
-	struct sim *s;
-	const char *where;
-	const char *basedir;
-	FILE *out;
-	char *err;
-	size_t errlen;
-	int stats, details;
-};
 
 /* ---- messages ---- */
 
@@ -67,7 +58,7 @@ static int vfail(struct tc_cmd *c, int code, const char *fmt, va_list ap)
 }
 
 /* A refusal in tc's own words. */
-static int fail(struct tc_cmd *c, int code, const char *fmt, ...)
+int tc_fail(struct tc_cmd *c, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -94,7 +85,7 @@ static const char *errno_text(int e)
 
 /* A refusal by the kernel: errno, the extack message of current kernels,
  * and the words it concerns. */
-static int kfail(struct tc_cmd *c, int code, const char *extack, const char *fmt, ...)
+int tc_kfail(struct tc_cmd *c, int code, const char *extack, const char *fmt, ...)
 {
 	char what[256] = "";
 	va_list ap;
@@ -104,38 +95,39 @@ static int kfail(struct tc_cmd *c, int code, const char *extack, const char *fmt
 		vsnprintf(what, sizeof(what), fmt, ap);
 		va_end(ap);
 	}
-	return fail(c, code, "RTNETLINK answers: %s (%s%s%s)", errno_text(-code), extack,
-		    what[0] ? ": " : "", what);
+	return tc_fail(c, code, "RTNETLINK answers: %s (%s%s%s)", errno_text(-code), extack,
+		       what[0] ? ": " : "", what);
 }
 
 /* A message from a layer below, which may already start with "where: ". */
-static int pass_on(struct tc_cmd *c, int code, const char *msg)
+int tc_pass_on(struct tc_cmd *c, int code, const char *msg)
 {
 	size_t n = strlen(c->where);
 
 	if (!strncmp(msg, c->where, n) && msg[n] == ':' && msg[n + 1] == ' ')
-		return fail(c, code, "%s", msg + n + 2);
-	return fail(c, code, "%s", msg);
+		return tc_fail(c, code, "%s", msg + n + 2);
+	return tc_fail(c, code, "%s", msg);
 }
 
-static int incomplete(struct tc_cmd *c)
+int tc_incomplete(struct tc_cmd *c)
 {
-	return fail(c, -EINVAL, "Command line is not complete. Try option \"help\"");
+	return tc_fail(c, -EINVAL, "Command line is not complete. Try option \"help\"");
 }
 
-static int duparg(struct tc_cmd *c, const char *key, const char *arg)
+int tc_duparg(struct tc_cmd *c, const char *key, const char *arg)
 {
-	return fail(c, -EINVAL, "Error: duplicate \"%s\": \"%s\" is the second value.", key, arg);
+	return tc_fail(c, -EINVAL, "Error: duplicate \"%s\": \"%s\" is the second value.", key,
+		       arg);
 }
 
-static int invarg(struct tc_cmd *c, const char *msg, const char *arg)
+int tc_invarg(struct tc_cmd *c, const char *msg, const char *arg)
 {
-	return fail(c, -EINVAL, "Error: argument \"%s\" is wrong: %s", arg, msg);
+	return tc_fail(c, -EINVAL, "Error: argument \"%s\" is wrong: %s", arg, msg);
 }
 
-static int not_modelled(struct tc_cmd *c, const char *what)
+int tc_not_modelled(struct tc_cmd *c, const char *what)
 {
-	return fail(c, -EOPNOTSUPP, "tcsim: \"%s\" is not modelled", what);
+	return tc_fail(c, -EOPNOTSUPP, "tcsim: \"%s\" is not modelled", what);
 }
 
 /* Kinds Linux and iproute2 have that tcsim does not (yet) model: named as
@@ -155,7 +147,7 @@ static const char *const linux_filters[] = {
     "route", "rsvp",   "rsvp6", "tcindex", "u32", NULL,
 };
 
-static int in_list(const char *const *l, const char *w)
+int tc_in_list(const char *const *l, const char *w)
 {
 	for (; *l; l++)
 		if (!strcmp(*l, w))
@@ -165,10 +157,11 @@ static int in_list(const char *const *l, const char *w)
 
 static const struct qdisc_ops *kind_ops(const char *kind);
 
-static int kind_not_modelled(struct tc_cmd *c, const char *what, const char *kind)
+int tc_kind_not_modelled(struct tc_cmd *c, const char *what, const char *kind)
 {
-	return fail(c, -EOPNOTSUPP, "%s \"%s\" is not modelled by tcsim (modelled: %s)", what, kind,
-		    !strcmp(what, "qdisc") ? "prio, sfq, pfifo, bfifo, pfifo_fast" : "bpf");
+	return tc_fail(c, -EOPNOTSUPP, "%s \"%s\" is not modelled by tcsim (modelled: %s)", what,
+		       kind,
+		       !strcmp(what, "qdisc") ? "prio, sfq, pfifo, bfifo, pfifo_fast" : "bpf");
 }
 
 /* ---- words ---- */
@@ -201,7 +194,7 @@ static int is_tc(const char *w)
 	return !strcmp(slash ? slash + 1 : w, "tc");
 }
 
-static char *classid_str(char *buf, size_t n, uint32_t h)
+char *tc_classid_str(char *buf, size_t n, uint32_t h)
 {
 	tc_print_classid(buf, n, h);
 	return buf;
@@ -230,23 +223,23 @@ static const char *dev_name_fault(const char *name)
 	return NULL;
 }
 
-static int get_dev(struct tc_cmd *c, const char *name, int create, struct dev **d)
+int tc_get_dev(struct tc_cmd *c, const char *name, int create, struct dev **d)
 {
 	const char *fault;
 	char msg[256];
 	int ret;
 
 	if (!name)
-		return kfail(c, -ENODEV, "no device given", "dev NAME is missing");
+		return tc_kfail(c, -ENODEV, "no device given", "dev NAME is missing");
 	*d = sim_dev_find(c->s, name);
 	if (*d)
 		return 0;
 	if (!create)
-		return fail(c, -ENODEV, "Cannot find device \"%s\"", name);
+		return tc_fail(c, -ENODEV, "Cannot find device \"%s\"", name);
 	if ((fault = dev_name_fault(name)))
-		return fail(c, -EINVAL, "\"%s\" is not a valid device name (%s)", name, fault);
+		return tc_fail(c, -EINVAL, "\"%s\" is not a valid device name (%s)", name, fault);
 	ret = sim_dev_add(c->s, name, d, msg, sizeof(msg));
-	return ret ? pass_on(c, ret, msg) : 0;
+	return ret ? tc_pass_on(c, ret, msg) : 0;
 }
 
 /* ---- qdiscs ---- */
@@ -275,39 +268,40 @@ static int parse_qdisc_req(struct tc_cmd *c, int argc, char **argv, struct qdisc
 
 		if (!strcmp(w, "dev")) {
 			if (++i >= argc)
-				return incomplete(c);
+				return tc_incomplete(c);
 			if (r->dev)
-				return duparg(c, "dev", argv[i]);
+				return tc_duparg(c, "dev", argv[i]);
 			r->dev = argv[i];
 		} else if (!strcmp(w, "handle")) {
 			if (r->handle)
-				return duparg(c, "handle", w); /* sic: tc names the keyword */
+				return tc_duparg(c, "handle", w); /* sic: tc names the keyword */
 			if (++i >= argc)
-				return incomplete(c);
+				return tc_incomplete(c);
 			if (get_qdisc_handle(&r->handle, argv[i]))
-				return invarg(c, "invalid qdisc ID", argv[i]);
+				return tc_invarg(c, "invalid qdisc ID", argv[i]);
 		} else if (!strcmp(w, "root")) {
 			if (r->parent)
-				return fail(c, -EINVAL, "Error: \"root\" is duplicate parent ID");
+				return tc_fail(c, -EINVAL,
+					       "Error: \"root\" is duplicate parent ID");
 			r->parent = TC_H_ROOT;
 			r->parent_word = w;
 		} else if (!strcmp(w, "parent")) {
 			if (++i >= argc)
-				return incomplete(c);
+				return tc_incomplete(c);
 			if (r->parent)
-				return duparg(c, "parent", argv[i]);
+				return tc_duparg(c, "parent", argv[i]);
 			if (tc_get_classid(&r->parent, argv[i]))
-				return invarg(c, "invalid parent ID", argv[i]);
+				return tc_invarg(c, "invalid parent ID", argv[i]);
 			r->parent_word = argv[i];
 		} else if (!strcmp(w, "ingress") || !strcmp(w, "clsact")) {
-			return kind_not_modelled(c, "qdisc", w);
+			return tc_kind_not_modelled(c, "qdisc", w);
 		} else if (tc_matches(w, "estimator") || tc_matches(w, "stab")) {
-			return not_modelled(c, w);
+			return tc_not_modelled(c, w);
 		} else if (tc_matches(w, "help")) {
-			return fail(c, -EINVAL, "%s", qdisc_usage);
+			return tc_fail(c, -EINVAL, "%s", qdisc_usage);
 		} else {
-			if (!kind_ops(w) && in_list(linux_qdiscs, w))
-				return kind_not_modelled(c, "qdisc", w);
+			if (!kind_ops(w) && tc_in_list(linux_qdiscs, w))
+				return tc_kind_not_modelled(c, "qdisc", w);
 			r->kind = w;
 			r->argc = argc - i - 1;
 			r->argv = argv + i + 1;
@@ -334,14 +328,15 @@ static int check_kind_words(struct tc_cmd *c, const struct qdisc_req *r)
 		return 0;
 	ops = kind_ops(r->kind);
 	if (!ops && r->argc)
-		return fail(c, -EINVAL, "Unknown qdisc \"%s\", hence option \"%s\" is unparsable",
-			    r->kind, r->argv[0]);
+		return tc_fail(c, -EINVAL,
+			       "Unknown qdisc \"%s\", hence option \"%s\" is unparsable", r->kind,
+			       r->argv[0]);
 	if (ops && !strcmp(ops->id, "pfifo_fast") && r->argc)
-		return fail(c, -EINVAL, "qdisc 'pfifo_fast' does not support option parsing");
+		return tc_fail(c, -EINVAL, "qdisc 'pfifo_fast' does not support option parsing");
 	return 0;
 }
 
-static int classful(const struct qdisc *q)
+int tc_classful(const struct qdisc *q)
 {
 	return q->ops->walk || q->ops->leaf || q->ops->graft;
 }
@@ -352,14 +347,14 @@ static int class_leaf(struct tc_cmd *c, struct qdisc *p, uint32_t clid, struct q
 	char id[32];
 
 	*q = NULL;
-	if (!classful(p))
-		return kfail(c, -EOPNOTSUPP, "Parent qdisc is not classful", "%s %x:", p->ops->id,
-			     p->handle >> 16);
+	if (!tc_classful(p))
+		return tc_kfail(c, -EOPNOTSUPP, "Parent qdisc is not classful",
+				"%s %x:", p->ops->id, p->handle >> 16);
 	if (p->ops->leaf)
 		*q = p->ops->leaf(p, clid);
 	if (!*q)
-		return kfail(c, -ENOENT, "Specified class not found", "%s",
-			     classid_str(id, sizeof(id), clid));
+		return tc_kfail(c, -ENOENT, "Specified class not found", "%s",
+				tc_classid_str(id, sizeof(id), clid));
 	return 0;
 }
 
@@ -397,7 +392,7 @@ static int new_default_root(struct tc_cmd *c, struct dev *d)
 	int ret = qdisc_create(&q, "pfifo_fast", &d->env, 0, TC_H_ROOT, 0, NULL, msg, sizeof(msg));
 
 	if (ret)
-		return pass_on(c, ret, msg);
+		return tc_pass_on(c, ret, msg);
 	q->invisible = 0;
 	dev_set_root(d, q);
 	return 0;
@@ -419,7 +414,7 @@ static int qdisc_modify(struct tc_cmd *c, unsigned flags, int argc, char **argv)
 	if (ret || (ret = check_kind_words(c, &r)))
 		return ret;
 	ops = r.kind ? kind_ops(r.kind) : NULL;
-	ret = get_dev(c, r.dev, 1, &d);
+	ret = tc_get_dev(c, r.dev, 1, &d);
 	if (ret)
 		return ret;
 	current = d->env.kernel != BPF_KERNEL_3_13;
@@ -428,8 +423,8 @@ static int qdisc_modify(struct tc_cmd *c, unsigned flags, int argc, char **argv)
 		if (clid != TC_H_ROOT) {
 			p = qdisc_lookup(d->root, TC_H_MAJ(clid));
 			if (!p)
-				return kfail(c, -ENOENT, "Failed to find specified qdisc",
-					     "parent %s", r.parent_word);
+				return tc_kfail(c, -ENOENT, "Failed to find specified qdisc",
+						"parent %s", r.parent_word);
 			ret = class_leaf(c, p, clid, &q);
 			if (ret)
 				return ret;
@@ -441,30 +436,33 @@ static int qdisc_modify(struct tc_cmd *c, unsigned flags, int argc, char **argv)
 		if (!q || !r.handle || q->handle != r.handle) {
 			if (r.handle) {
 				if (q && !(flags & NLM_F_REPLACE))
-					return kfail(c, -EEXIST, "NLM_F_REPLACE needed to override",
-						     "%s %x: is at %s", q->ops->id, q->handle >> 16,
-						     r.parent_word);
+					return tc_kfail(c, -EEXIST,
+							"NLM_F_REPLACE needed to override",
+							"%s %x: is at %s", q->ops->id,
+							q->handle >> 16, r.parent_word);
 				q = qdisc_lookup(d->root, r.handle);
 				if (!q)
 					goto create_n_graft;
 				if (flags & NLM_F_EXCL)
-					return kfail(c, -EEXIST,
-						     "Exclusivity flag on, cannot override",
-						     "handle %x: exists", r.handle >> 16);
+					return tc_kfail(c, -EEXIST,
+							"Exclusivity flag on, cannot override",
+							"handle %x: exists", r.handle >> 16);
 				if (r.kind && strcmp(r.kind, q->ops->id))
-					return kfail(
+					return tc_kfail(
 					    c, -EINVAL,
 					    "Invalid qdisc name: must match existing qdisc",
 					    "%x: is %s", q->handle >> 16, q->ops->id);
 				if (q == p || (p && qdisc_in_tree(q, p)))
-					return kfail(c, -ELOOP, "Qdisc parent/child loop detected",
-						     "handle %x:", r.handle >> 16);
-				return kfail(c, -EINVAL,
-					     "Cannot move an existing qdisc to a different parent",
-					     "%x: is at %s", q->handle >> 16,
-					     q->parent == TC_H_ROOT
-						 ? "root"
-						 : classid_str(id, sizeof(id), q->parent));
+					return tc_kfail(c, -ELOOP,
+							"Qdisc parent/child loop detected",
+							"handle %x:", r.handle >> 16);
+				return tc_kfail(
+				    c, -EINVAL,
+				    "Cannot move an existing qdisc to a different parent",
+				    "%x: is at %s", q->handle >> 16,
+				    q->parent == TC_H_ROOT
+					? "root"
+					: tc_classid_str(id, sizeof(id), q->parent));
 			}
 			if (!q)
 				goto create_n_graft;
@@ -483,45 +481,46 @@ static int qdisc_modify(struct tc_cmd *c, unsigned flags, int argc, char **argv)
 		}
 	} else {
 		if (!r.handle)
-			return kfail(c, -EINVAL, "Handle cannot be zero",
-				     "neither root nor parent given");
+			return tc_kfail(c, -EINVAL, "Handle cannot be zero",
+					"neither root nor parent given");
 		q = qdisc_lookup(d->root, r.handle);
 	}
 
 	/* change the qdisc found */
 	if (!q)
-		return kfail(c, -ENOENT, "Specified qdisc not found", "handle %x:", r.handle >> 16);
+		return tc_kfail(c, -ENOENT, "Specified qdisc not found",
+				"handle %x:", r.handle >> 16);
 	if (flags & NLM_F_EXCL)
-		return kfail(c, -EEXIST, "Exclusivity flag on, cannot modify", "%s %x: exists",
-			     q->ops->id, q->handle >> 16);
+		return tc_kfail(c, -EEXIST, "Exclusivity flag on, cannot modify", "%s %x: exists",
+				q->ops->id, q->handle >> 16);
 	if (r.kind && strcmp(r.kind, q->ops->id))
-		return kfail(c, -EINVAL, "Invalid qdisc name: must match existing qdisc",
-			     "%x: is %s", q->handle >> 16, q->ops->id);
+		return tc_kfail(c, -EINVAL, "Invalid qdisc name: must match existing qdisc",
+				"%x: is %s", q->handle >> 16, q->ops->id);
 	if (!sends_options(r.kind, r.argc))
 		return 0;
 	if (!q->ops->change)
-		return kfail(c, -EINVAL, "Change operation not supported by specified qdisc", "%s",
-			     q->ops->id);
+		return tc_kfail(c, -EINVAL, "Change operation not supported by specified qdisc",
+				"%s", q->ops->id);
 	ret = q->ops->change(q, r.argc, r.argv, msg, sizeof(msg));
-	return ret ? pass_on(c, ret, msg) : 0;
+	return ret ? tc_pass_on(c, ret, msg) : 0;
 
 create_n_graft:
 	if (!(flags & NLM_F_CREATE))
-		return kfail(c, -ENOENT, "Qdisc not found. To create specify NLM_F_CREATE flag",
-			     "nothing at %s", r.parent_word);
+		return tc_kfail(c, -ENOENT, "Qdisc not found. To create specify NLM_F_CREATE flag",
+				"nothing at %s", r.parent_word);
 create_n_graft2:
 	if (!ops)
-		return kfail(c, -ENOENT, "Specified qdisc kind is unknown", "\"%s\"",
-			     r.kind ? r.kind : "");
+		return tc_kfail(c, -ENOENT, "Specified qdisc kind is unknown", "\"%s\"",
+				r.kind ? r.kind : "");
 	if (p && !p->ops->graft)
-		return kfail(c, -EOPNOTSUPP, "Parent qdisc takes no children", "%s %x:", p->ops->id,
-			     p->handle >> 16);
+		return tc_kfail(c, -EOPNOTSUPP, "Parent qdisc takes no children",
+				"%s %x:", p->ops->id, p->handle >> 16);
 	handle = r.handle ? r.handle : alloc_handle(c->s, d);
 	if (!handle)
-		return kfail(c, -ENOSPC, "Maximum number of qdisc handles was exceeded", NULL);
+		return tc_kfail(c, -ENOSPC, "Maximum number of qdisc handles was exceeded", NULL);
 	ret = qdisc_create(&fresh, r.kind, &d->env, handle, clid, r.argc, r.argv, msg, sizeof(msg));
 	if (ret)
-		return pass_on(c, ret, msg);
+		return tc_pass_on(c, ret, msg);
 	snprintf(fresh->where, sizeof(fresh->where), "%s", c->where ? c->where : "");
 	if (!p) {
 		dev_set_root(d, fresh);
@@ -530,7 +529,7 @@ create_n_graft2:
 	ret = p->ops->graft(p, clid, fresh, msg, sizeof(msg));
 	if (ret) {
 		qdisc_destroy(fresh);
-		return pass_on(c, ret, msg);
+		return tc_pass_on(c, ret, msg);
 	}
 	return 0;
 }
@@ -549,7 +548,7 @@ static int qdisc_delete(struct tc_cmd *c, int argc, char **argv)
 	ret = parse_qdisc_req(c, argc, argv, &r);
 	if (ret || (ret = check_kind_words(c, &r)))
 		return ret;
-	ret = get_dev(c, r.dev, 1, &d);
+	ret = tc_get_dev(c, r.dev, 1, &d);
 	if (ret)
 		return ret;
 	clid = r.parent;
@@ -557,9 +556,9 @@ static int qdisc_delete(struct tc_cmd *c, int argc, char **argv)
 		if (clid != TC_H_ROOT) {
 			p = qdisc_lookup(d->root, TC_H_MAJ(clid));
 			if (!p)
-				return kfail(c, -ENOENT,
-					     "Failed to find qdisc with specified classid",
-					     "parent %s", r.parent_word);
+				return tc_kfail(c, -ENOENT,
+						"Failed to find qdisc with specified classid",
+						"parent %s", r.parent_word);
 			ret = class_leaf(c, p, clid, &q);
 			if (ret)
 				return ret;
@@ -567,30 +566,30 @@ static int qdisc_delete(struct tc_cmd *c, int argc, char **argv)
 			q = d->root;
 		}
 		if (r.handle && q->handle != r.handle)
-			return kfail(c, -EINVAL, "Invalid handle",
-				     "%s holds %x:, not %x:", r.parent_word, q->handle >> 16,
-				     r.handle >> 16);
+			return tc_kfail(c, -EINVAL, "Invalid handle",
+					"%s holds %x:, not %x:", r.parent_word, q->handle >> 16,
+					r.handle >> 16);
 	} else {
 		q = qdisc_lookup(d->root, r.handle);
 		if (!q)
-			return kfail(c, -ENOENT, "Failed to find qdisc with specified handle",
-				     "%x:", r.handle >> 16);
+			return tc_kfail(c, -ENOENT, "Failed to find qdisc with specified handle",
+					"%x:", r.handle >> 16);
 	}
 	if (r.kind && strcmp(r.kind, q->ops->id))
-		return kfail(c, -EINVAL, "Invalid qdisc name: must match existing qdisc",
-			     "%x: is %s", q->handle >> 16, q->ops->id);
+		return tc_kfail(c, -EINVAL, "Invalid qdisc name: must match existing qdisc",
+				"%x: is %s", q->handle >> 16, q->ops->id);
 	if (!clid)
-		return kfail(c, -EINVAL, "Classid cannot be zero", "give root or parent");
+		return tc_kfail(c, -EINVAL, "Classid cannot be zero", "give root or parent");
 	if (q->handle == 0)
-		return kfail(c, -ENOENT, "Cannot delete qdisc with handle of zero",
-			     "%s is the default %s", r.parent_word, q->ops->id);
+		return tc_kfail(c, -ENOENT, "Cannot delete qdisc with handle of zero",
+				"%s is the default %s", r.parent_word, q->ops->id);
 	if (!p)
 		return new_default_root(c, d);
 	if (!p->ops->graft)
-		return kfail(c, -EOPNOTSUPP, "Parent qdisc takes no children", "%s %x:", p->ops->id,
-			     p->handle >> 16);
+		return tc_kfail(c, -EOPNOTSUPP, "Parent qdisc takes no children",
+				"%s %x:", p->ops->id, p->handle >> 16);
 	ret = p->ops->graft(p, clid, NULL, msg, sizeof(msg));
-	return ret ? pass_on(c, ret, msg) : 0;
+	return ret ? tc_pass_on(c, ret, msg) : 0;
 }
 
 static int qdisc_list(struct tc_cmd *c, int argc, char **argv)
@@ -605,40 +604,40 @@ static int qdisc_list(struct tc_cmd *c, int argc, char **argv)
 
 		if (!strcmp(w, "dev")) {
 			if (++i >= argc)
-				return incomplete(c);
+				return tc_incomplete(c);
 			if (dev)
-				return duparg(c, "dev", argv[i]);
+				return tc_duparg(c, "dev", argv[i]);
 			dev = argv[i];
 		} else if (!strcmp(w, "root")) {
 			if (o.has_parent)
-				return fail(c, -EINVAL, "Duplicate parent ID");
+				return tc_fail(c, -EINVAL, "Duplicate parent ID");
 			o.has_parent = 1;
 			o.parent = TC_H_ROOT;
 		} else if (!strcmp(w, "ingress")) {
 			if (o.has_parent)
-				return fail(c, -EINVAL, "Duplicate parent ID");
+				return tc_fail(c, -EINVAL, "Duplicate parent ID");
 			o.has_parent = 1;
 			o.parent = 0xfffffff1u; /* TC_H_INGRESS: nothing is there */
 		} else if (!strcmp(w, "parent")) {
 			if (o.has_parent)
-				return fail(c, -EINVAL, "Duplicate parent ID");
+				return tc_fail(c, -EINVAL, "Duplicate parent ID");
 			if (++i >= argc)
-				return incomplete(c);
+				return tc_incomplete(c);
 			if (tc_get_classid(&o.parent, argv[i]))
-				return invarg(c, "invalid parent ID", argv[i]);
+				return tc_invarg(c, "invalid parent ID", argv[i]);
 			o.has_parent = 1;
 		} else if (!strcmp(w, "handle")) {
 			if (++i >= argc)
-				return incomplete(c);
+				return tc_incomplete(c);
 			if (get_qdisc_handle(&o.handle, argv[i]))
-				return invarg(c, "invalid qdisc ID", argv[i]);
+				return tc_invarg(c, "invalid qdisc ID", argv[i]);
 			o.has_handle = 1;
 		} else if (tc_matches(w, "invisible")) {
 			o.invisible = 1;
 		} else if (tc_matches(w, "help")) {
-			return fail(c, -EINVAL, "%s", qdisc_usage);
+			return tc_fail(c, -EINVAL, "%s", qdisc_usage);
 		} else {
-			return fail(c, -EINVAL, "What is \"%s\"? Try \"tc qdisc help\".", w);
+			return tc_fail(c, -EINVAL, "What is \"%s\"? Try \"tc qdisc help\".", w);
 		}
 	}
 	if (!dev) {
@@ -647,14 +646,14 @@ static int qdisc_list(struct tc_cmd *c, int argc, char **argv)
 			tc_show_qdisc_opts(c->s->devs[i], c->out, &o);
 		return 0;
 	}
-	ret = get_dev(c, dev, 0, &d);
+	ret = tc_get_dev(c, dev, 0, &d);
 	if (ret)
 		return ret;
 	tc_show_qdisc_opts(d, c->out, &o);
 	return 0;
 }
 
-static int do_qdisc(struct tc_cmd *c, int argc, char **argv)
+int tc_do_qdisc(struct tc_cmd *c, int argc, char **argv)
 {
 	const char *w;
 
@@ -674,8 +673,8 @@ static int do_qdisc(struct tc_cmd *c, int argc, char **argv)
 	if (tc_matches(w, "list") || tc_matches(w, "show") || tc_matches(w, "lst"))
 		return qdisc_list(c, argc - 1, argv + 1);
 	if (tc_matches(w, "help"))
-		return fail(c, -EINVAL, "%s", qdisc_usage);
-	return fail(c, -EINVAL, "Command \"%s\" is unknown, try \"tc qdisc help\".", w);
+		return tc_fail(c, -EINVAL, "%s", qdisc_usage);
+	return tc_fail(c, -EINVAL, "Command \"%s\" is unknown, try \"tc qdisc help\".", w);
 }
 
 /* ---- classes ---- */
@@ -692,47 +691,47 @@ static int class_list(struct tc_cmd *c, int argc, char **argv)
 
 		if (!strcmp(w, "dev")) {
 			if (++i >= argc)
-				return incomplete(c);
+				return tc_incomplete(c);
 			if (dev)
-				return duparg(c, "dev", argv[i]);
+				return tc_duparg(c, "dev", argv[i]);
 			dev = argv[i];
 		} else if (!strcmp(w, "root")) {
 			if (o.has_parent)
-				return fail(c, -EINVAL, "Error: duplicate \"parent\" ID");
+				return tc_fail(c, -EINVAL, "Error: duplicate \"parent\" ID");
 			o.has_parent = 1;
 			o.parent = TC_H_ROOT;
 		} else if (!strcmp(w, "parent")) {
 			if (o.has_parent)
-				return fail(c, -EINVAL, "Error: duplicate \"parent\" ID");
+				return tc_fail(c, -EINVAL, "Error: duplicate \"parent\" ID");
 			if (++i >= argc)
-				return incomplete(c);
+				return tc_incomplete(c);
 			if (tc_get_classid(&o.parent, argv[i]))
-				return invarg(c, "invalid parent ID", argv[i]);
+				return tc_invarg(c, "invalid parent ID", argv[i]);
 			o.has_parent = 1;
 		} else if (!strcmp(w, "classid")) {
 			if (++i >= argc)
-				return incomplete(c);
+				return tc_incomplete(c);
 			if (tc_get_classid(&o.handle, argv[i]))
-				return invarg(c, "invalid class ID", argv[i]);
+				return tc_invarg(c, "invalid class ID", argv[i]);
 			o.has_handle = 1;
 		} else if (tc_matches(w, "help")) {
-			return fail(
+			return tc_fail(
 			    c, -EINVAL,
 			    "Usage: tc class show [ dev STRING ] [ root | parent CLASSID ]");
 		} else {
-			return fail(c, -EINVAL, "What is \"%s\"? Try \"tc class help\".", w);
+			return tc_fail(c, -EINVAL, "What is \"%s\"? Try \"tc class help\".", w);
 		}
 	}
 	if (!dev)
 		return 0; /* the kernel dumps classes of one device only */
-	ret = get_dev(c, dev, 0, &d);
+	ret = tc_get_dev(c, dev, 0, &d);
 	if (ret)
 		return ret;
 	tc_show_class_opts(d, c->out, &o);
 	return 0;
 }
 
-static int do_class(struct tc_cmd *c, int argc, char **argv)
+int tc_do_class(struct tc_cmd *c, int argc, char **argv)
 {
 	const char *w;
 
@@ -741,16 +740,17 @@ static int do_class(struct tc_cmd *c, int argc, char **argv)
 	w = argv[0];
 	if (tc_matches(w, "add") || tc_matches(w, "change") || tc_matches(w, "replace") ||
 	    tc_matches(w, "delete"))
-		return fail(c, -EOPNOTSUPP,
-			    "tcsim: \"tc class %s\" is not modelled (prio and sfq classes have no "
-			    "parameters)",
-			    w);
+		return tc_fail(
+		    c, -EOPNOTSUPP,
+		    "tcsim: \"tc class %s\" is not modelled (prio and sfq classes have no "
+		    "parameters)",
+		    w);
 	if (tc_matches(w, "list") || tc_matches(w, "show") || tc_matches(w, "lst"))
 		return class_list(c, argc - 1, argv + 1);
 	if (tc_matches(w, "help"))
-		return fail(c, -EINVAL,
-			    "Usage: tc class show [ dev STRING ] [ root | parent CLASSID ]");
-	return fail(c, -EINVAL, "Command \"%s\" is unknown, try \"tc class help\".", w);
+		return tc_fail(c, -EINVAL,
+			       "Usage: tc class show [ dev STRING ] [ root | parent CLASSID ]");
+	return tc_fail(c, -EINVAL, "Command \"%s\" is unknown, try \"tc class help\".", w);
 }
 
 /* ---- filters ---- */
@@ -783,75 +783,76 @@ static int parse_filter_req(struct tc_cmd *c, int argc, char **argv, struct filt
 
 		if (!strcmp(w, "dev")) {
 			if (++i >= argc)
-				return incomplete(c);
+				return tc_incomplete(c);
 			if (r->dev)
-				return duparg(c, "dev", argv[i]);
+				return tc_duparg(c, "dev", argv[i]);
 			r->dev = argv[i];
 		} else if (!strcmp(w, "root")) {
 			if (r->parent)
-				return fail(c, -EINVAL, "Error: \"root\" is duplicate parent ID");
+				return tc_fail(c, -EINVAL,
+					       "Error: \"root\" is duplicate parent ID");
 			r->parent = TC_H_ROOT;
 			r->parent_word = w;
 		} else if (!strcmp(w, "ingress") || !strcmp(w, "egress") || !strcmp(w, "block")) {
-			return not_modelled(c, w);
+			return tc_not_modelled(c, w);
 		} else if (!strcmp(w, "parent")) {
 			if (++i >= argc)
-				return incomplete(c);
+				return tc_incomplete(c);
 			if (r->parent)
-				return duparg(c, "parent", argv[i]);
+				return tc_duparg(c, "parent", argv[i]);
 			if (tc_get_classid(&r->parent, argv[i]))
-				return invarg(c, show ? "invalid parent ID" : "Invalid parent ID",
-					      argv[i]);
+				return tc_invarg(
+				    c, show ? "invalid parent ID" : "Invalid parent ID", argv[i]);
 			r->parent_word = argv[i];
 		} else if (!strcmp(w, "handle")) {
 			if (++i >= argc)
-				return incomplete(c);
+				return tc_incomplete(c);
 			if (r->fhandle)
-				return duparg(c, "handle", argv[i]);
+				return tc_duparg(c, "handle", argv[i]);
 			r->fhandle = argv[i];
 		} else if (tc_matches(w, "preference") || tc_matches(w, "priority")) {
 			uint32_t v;
 
 			if (++i >= argc)
-				return incomplete(c);
+				return tc_incomplete(c);
 			if (r->pref)
-				return duparg(c, "priority", argv[i]);
+				return tc_duparg(c, "priority", argv[i]);
 			if (tc_get_u32(&v, argv[i], 0) || (!show && v > 0xffff))
-				return invarg(
+				return tc_invarg(
 				    c, show ? "invalid preference" : "invalid priority value",
 				    argv[i]);
 			r->pref = v;
 		} else if (tc_matches(w, "protocol")) {
 			if (++i >= argc)
-				return incomplete(c);
+				return tc_incomplete(c);
 			if (r->protocol_set)
-				return duparg(c, "protocol", argv[i]);
+				return tc_duparg(c, "protocol", argv[i]);
 			if (tc_get_protocol(&r->protocol, argv[i]))
-				return invarg(c, "invalid protocol", argv[i]);
+				return tc_invarg(c, "invalid protocol", argv[i]);
 			r->protocol_set = 1;
 		} else if (tc_matches(w, "chain")) {
 			uint32_t v;
 
 			if (++i >= argc)
-				return incomplete(c);
+				return tc_incomplete(c);
 			if (r->chain_set)
-				return duparg(c, "chain", argv[i]);
+				return tc_duparg(c, "chain", argv[i]);
 			if (tc_get_u32(&v, argv[i], 0))
-				return invarg(c, "invalid chain index value", argv[i]);
+				return tc_invarg(c, "invalid chain index value", argv[i]);
 			if (v != 0)
-				return fail(c, -EOPNOTSUPP,
-					    "tcsim: \"chain %s\" is not modelled (chain 0 only)",
-					    argv[i]);
+				return tc_fail(c, -EOPNOTSUPP,
+					       "tcsim: \"chain %s\" is not modelled (chain 0 only)",
+					       argv[i]);
 			r->chain_set = 1;
 		} else if (tc_matches(w, "estimator")) {
-			return not_modelled(c, w);
+			return tc_not_modelled(c, w);
 		} else if (tc_matches(w, "help")) {
-			return fail(c, -EINVAL, "%s", filter_usage);
+			return tc_fail(c, -EINVAL, "%s", filter_usage);
 		} else if (show) {
-			return fail(c, -EINVAL, " What is \"%s\"? Try \"tc filter help\"", w);
+			return tc_fail(c, -EINVAL, " What is \"%s\"? Try \"tc filter help\"", w);
 		} else {
-			if (!tcf_ops_find(w) && in_list(linux_filters, w))
-				return kind_not_modelled(c, "filter", w);
+			if (!tcf_ops_find(w) && tc_in_list(linux_filters, w))
+				return tc_kind_not_modelled(c, "filter", w);
 			r->kind = w;
 			r->argc = argc - i - 1;
 			r->argv = argv + i + 1;
@@ -866,14 +867,15 @@ static int check_filter_words(struct tc_cmd *c, const struct filter_req *r, uint
 {
 	*handle = 0;
 	if (r->kind && !tcf_ops_find(r->kind) && r->argc)
-		return fail(c, -EINVAL, "Unknown filter \"%s\", hence option \"%s\" is unparsable",
-			    r->kind, r->argv[0]);
+		return tc_fail(c, -EINVAL,
+			       "Unknown filter \"%s\", hence option \"%s\" is unparsable", r->kind,
+			       r->argv[0]);
 	if (!r->fhandle)
 		return 0;
 	if (!r->kind)
-		return fail(c, -EINVAL, "Must specify filter type when using \"handle\"");
+		return tc_fail(c, -EINVAL, "Must specify filter type when using \"handle\"");
 	if (tc_get_u32(handle, r->fhandle, 0))
-		return fail(c, -EINVAL, "Illegal \"handle\"");
+		return tc_fail(c, -EINVAL, "Illegal \"handle\"");
 	return 0;
 }
 
@@ -888,22 +890,22 @@ static int filter_qdisc(struct tc_cmd *c, struct dev *d, const struct filter_req
 	if (r->parent) {
 		q = qdisc_lookup(d->root, TC_H_MAJ(r->parent));
 		if (!q)
-			return kfail(c, -EINVAL, "Parent Qdisc doesn't exists", "parent %s",
-				     r->parent_word);
+			return tc_kfail(c, -EINVAL, "Parent Qdisc doesn't exists", "parent %s",
+					r->parent_word);
 	}
-	if (!classful(q))
-		return kfail(c, -EINVAL, "Qdisc not classful", "%s %x:", q->ops->id,
-			     q->handle >> 16);
+	if (!tc_classful(q))
+		return tc_kfail(c, -EINVAL, "Qdisc not classful", "%s %x:", q->ops->id,
+				q->handle >> 16);
 	if (!q->ops->has_filters)
-		return kfail(c, -EOPNOTSUPP, "Class doesn't support blocks", "%s %x:", q->ops->id,
-			     q->handle >> 16);
+		return tc_kfail(c, -EOPNOTSUPP, "Class doesn't support blocks",
+				"%s %x:", q->ops->id, q->handle >> 16);
 	if (TC_H_MIN(r->parent)) {
 		if (!q->ops->leaf || !q->ops->leaf(q, r->parent))
-			return kfail(c, -ENOENT, "Specified class doesn't exist", "%s",
-				     classid_str(id, sizeof(id), r->parent));
-		return kfail(c, -EINVAL, "Unable to find the block of a class",
-			     "%s filters attach to the qdisc %x:, not to class %s", q->ops->id,
-			     q->handle >> 16, classid_str(id, sizeof(id), r->parent));
+			return tc_kfail(c, -ENOENT, "Specified class doesn't exist", "%s",
+					tc_classid_str(id, sizeof(id), r->parent));
+		return tc_kfail(c, -EINVAL, "Unable to find the block of a class",
+				"%s filters attach to the qdisc %x:, not to class %s", q->ops->id,
+				q->handle >> 16, tc_classid_str(id, sizeof(id), r->parent));
 	}
 	*qp = q;
 	return 0;
@@ -935,17 +937,17 @@ static int filter_modify(struct tc_cmd *c, int create, int excl, int argc, char 
 		return ret;
 	if (create && !r.protocol_set)
 		r.protocol = ETH_P_ALL;
-	ret = get_dev(c, r.dev, 1, &d);
+	ret = tc_get_dev(c, r.dev, 1, &d);
 	if (ret || (ret = filter_qdisc(c, d, &r, &q)))
 		return ret;
 	if (r.kind && !tcf_ops_find(r.kind)) {
 		const struct tcf_proto *tp = find_pref(q, r.pref);
 
 		if (tp)
-			return kfail(c, -EINVAL,
-				     "Specified filter kind does not match existing one",
-				     "pref %u is %s", r.pref, tp->ops->kind);
-		return kfail(c, -ENOENT, "TC classifier not found", "\"%s\"", r.kind);
+			return tc_kfail(c, -EINVAL,
+					"Specified filter kind does not match existing one",
+					"pref %u is %s", r.pref, tp->ops->kind);
+		return tc_kfail(c, -ENOENT, "TC classifier not found", "\"%s\"", r.kind);
 	}
 	req = (struct tcf_request){
 	    .pref = r.pref,
@@ -962,7 +964,7 @@ static int filter_modify(struct tc_cmd *c, int create, int excl, int argc, char 
 	env = (struct tcf_env){.kernel = d->env.kernel, .ifindex = d->ifindex};
 	msg[0] = 0;
 	ret = tcf_chain_change(&q->chain, &req, &env, msg, sizeof(msg));
-	return ret ? pass_on(c, ret, msg) : 0;
+	return ret ? tc_pass_on(c, ret, msg) : 0;
 }
 
 /* tc_del_tfilter: no pref flushes the chain; a pref removes its
@@ -981,29 +983,30 @@ static int filter_delete(struct tc_cmd *c, int argc, char **argv)
 	ret = parse_filter_req(c, argc, argv, &r, 0);
 	if (ret || (ret = check_filter_words(c, &r, &handle)))
 		return ret;
-	ret = get_dev(c, r.dev, 1, &d);
+	ret = tc_get_dev(c, r.dev, 1, &d);
 	if (ret)
 		return ret;
 	if (!r.pref && (r.protocol || handle || r.kind))
-		return kfail(c, -ENOENT, "Cannot flush filters with protocol, handle or kind set",
-			     "give a pref");
+		return tc_kfail(c, -ENOENT,
+				"Cannot flush filters with protocol, handle or kind set",
+				"give a pref");
 	ret = filter_qdisc(c, d, &r, &q);
 	if (ret)
 		return ret;
 	if (r.pref) {
 		tp = find_pref(q, r.pref);
 		if (!tp)
-			return kfail(c, -ENOENT,
-				     "Filter with specified priority/protocol not found", "pref %u",
-				     r.pref);
+			return tc_kfail(c, -ENOENT,
+					"Filter with specified priority/protocol not found",
+					"pref %u", r.pref);
 		if (r.protocol && tp->protocol != r.protocol)
-			return kfail(c, -EINVAL,
-				     "Protocol mismatch for filter with specified priority",
-				     "pref %u", r.pref);
+			return tc_kfail(c, -EINVAL,
+					"Protocol mismatch for filter with specified priority",
+					"pref %u", r.pref);
 		if (r.kind && strcmp(r.kind, tp->ops->kind))
-			return kfail(c, -EINVAL,
-				     "Specified filter kind does not match existing one",
-				     "pref %u is %s", r.pref, tp->ops->kind);
+			return tc_kfail(c, -EINVAL,
+					"Specified filter kind does not match existing one",
+					"pref %u is %s", r.pref, tp->ops->kind);
 	}
 	req = (struct tcf_request){
 	    .pref = r.pref,
@@ -1015,7 +1018,7 @@ static int filter_delete(struct tc_cmd *c, int argc, char **argv)
 	};
 	msg[0] = 0;
 	ret = tcf_chain_delete(&q->chain, &req, msg, sizeof(msg));
-	return ret ? pass_on(c, ret, msg) : 0;
+	return ret ? tc_pass_on(c, ret, msg) : 0;
 }
 
 static int filter_list(struct tc_cmd *c, int argc, char **argv)
@@ -1030,7 +1033,7 @@ static int filter_list(struct tc_cmd *c, int argc, char **argv)
 		return ret;
 	if (!r.dev)
 		return 0; /* the kernel dumps the filters of one device only */
-	ret = get_dev(c, r.dev, 0, &d);
+	ret = tc_get_dev(c, r.dev, 0, &d);
 	if (ret)
 		return ret;
 	o.has_parent = r.parent != 0;
@@ -1042,7 +1045,7 @@ static int filter_list(struct tc_cmd *c, int argc, char **argv)
 	return 0;
 }
 
-static int do_filter(struct tc_cmd *c, int argc, char **argv)
+int tc_do_filter(struct tc_cmd *c, int argc, char **argv)
 {
 	const char *w;
 
@@ -1058,12 +1061,12 @@ static int do_filter(struct tc_cmd *c, int argc, char **argv)
 	if (tc_matches(w, "delete"))
 		return filter_delete(c, argc - 1, argv + 1);
 	if (tc_matches(w, "get"))
-		return not_modelled(c, "tc filter get");
+		return tc_not_modelled(c, "tc filter get");
 	if (tc_matches(w, "list") || tc_matches(w, "show") || tc_matches(w, "lst"))
 		return filter_list(c, argc - 1, argv + 1);
 	if (tc_matches(w, "help"))
-		return fail(c, -EINVAL, "%s", filter_usage);
-	return fail(c, -EINVAL, "Command \"%s\" is unknown, try \"tc filter help\".", w);
+		return tc_fail(c, -EINVAL, "%s", filter_usage);
+	return tc_fail(c, -EINVAL, "Command \"%s\" is unknown, try \"tc filter help\".", w);
 }
 
 /* ---- tc ---- */
@@ -1091,8 +1094,9 @@ static int global_option(struct tc_cmd *c, const char *w)
 	}
 	for (size_t i = 0; i < sizeof(unmodelled) / sizeof(unmodelled[0]); i++)
 		if (tc_matches(o, unmodelled[i]))
-			return fail(c, -EOPNOTSUPP, "tcsim: tc option \"%s\" is not modelled", w);
-	return fail(c, -EINVAL, "Option \"%s\" is unknown, try \"tc -help\".", w);
+			return tc_fail(c, -EOPNOTSUPP, "tcsim: tc option \"%s\" is not modelled",
+				       w);
+	return tc_fail(c, -EINVAL, "Option \"%s\" is unknown, try \"tc -help\".", w);
 }
 
 int tc_exec(struct sim *s, int argc, char **argv, const char *where, const char *basedir, FILE *out,
@@ -1119,20 +1123,20 @@ int tc_exec(struct sim *s, int argc, char **argv, const char *where, const char 
 			return ret;
 	}
 	if (i >= argc)
-		return fail(&c, -EINVAL, "%s", tc_usage);
+		return tc_fail(&c, -EINVAL, "%s", tc_usage);
 	obj = argv[i++];
 	if (tc_matches(obj, "qdisc"))
-		return do_qdisc(&c, argc - i, argv + i);
+		return tc_do_qdisc(&c, argc - i, argv + i);
 	if (tc_matches(obj, "class"))
-		return do_class(&c, argc - i, argv + i);
+		return tc_do_class(&c, argc - i, argv + i);
 	if (tc_matches(obj, "filter"))
-		return do_filter(&c, argc - i, argv + i);
+		return tc_do_filter(&c, argc - i, argv + i);
 	if (tc_matches(obj, "chain") || tc_matches(obj, "actions") || tc_matches(obj, "monitor") ||
 	    tc_matches(obj, "exec"))
-		return fail(&c, -EOPNOTSUPP, "tcsim: \"tc %s\" is not modelled", obj);
+		return tc_fail(&c, -EOPNOTSUPP, "tcsim: \"tc %s\" is not modelled", obj);
 	if (tc_matches(obj, "help"))
-		return fail(&c, -EINVAL, "%s", tc_usage);
-	return fail(&c, -EINVAL, "Object \"%s\" is unknown, try \"tc help\".", obj);
+		return tc_fail(&c, -EINVAL, "%s", tc_usage);
+	return tc_fail(&c, -EINVAL, "Object \"%s\" is unknown, try \"tc help\".", obj);
 }
 
 /* ---- scripts ---- */

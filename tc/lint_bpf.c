@@ -86,8 +86,16 @@ static int alu(uint16_t op, uint32_t a, uint32_t b, uint32_t *out)
 	case BPF_ADD: *out = a + b; return 1;
 	case BPF_SUB: *out = a - b; return 1;
 	case BPF_MUL: *out = a * b; return 1;
-	case BPF_DIV: if (!b) return 0; *out = a / b; return 1;
-	case BPF_MOD: if (!b) return 0; *out = a % b; return 1;
+	case BPF_DIV:
+		if (!b)
+			return 0;
+		*out = a / b;
+		return 1;
+	case BPF_MOD:
+		if (!b)
+			return 0;
+		*out = a % b;
+		return 1;
 	case BPF_OR: *out = a | b; return 1;
 	case BPF_AND: *out = a & b; return 1;
 	case BPF_XOR: *out = a ^ b; return 1;
@@ -251,7 +259,8 @@ int lint_prog_returns(const struct sock_filter *insns, uint32_t len, struct lint
 						r->may_fault = 1; /* 3.13: A past the packet */
 					s.a = vs_top();
 				} else {
-					if (in->k >= (uint32_t)SKF_LL_OFF || abs_may_fault(in->k, size))
+					if (in->k >= (uint32_t)SKF_LL_OFF ||
+					    abs_may_fault(in->k, size))
 						r->may_fault = 1;
 					s.a = vs_top();
 				}
@@ -287,7 +296,8 @@ int lint_prog_returns(const struct sock_filter *insns, uint32_t len, struct lint
 		case BPF_ALU: {
 			struct vset k = vs_const(in->k);
 
-			s.a = vs_alu(BPF_OP(c), &s.a, BPF_SRC(c) == BPF_X ? &s.x : &k, &r->may_fault);
+			s.a =
+			    vs_alu(BPF_OP(c), &s.a, BPF_SRC(c) == BPF_X ? &s.x : &k, &r->may_fault);
 			flow(st, len, pc + 1, &s);
 			break;
 		}
@@ -300,8 +310,8 @@ int lint_prog_returns(const struct sock_filter *insns, uint32_t len, struct lint
 				struct astate ts = s, fs = s;
 				int t_ok, f_ok;
 
-				split(BPF_OP(c), &s.a, BPF_SRC(c) == BPF_X ? &s.x : &k, &t, &f, &t_ok,
-				      &f_ok);
+				split(BPF_OP(c), &s.a, BPF_SRC(c) == BPF_X ? &s.x : &k, &t, &f,
+				      &t_ok, &f_ok);
 				ts.a = t;
 				fs.a = f;
 				if (t_ok)

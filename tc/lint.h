@@ -1,6 +1,7 @@
 /* lint.h - `tcsim lint`: static warnings about a traffic-control policy
  * that the kernel accepts but that does not do what its author meant
- * (tc/lint.c has the list of checks and their limits).
+ * (tc/lint.c has the list of checks, tc/lint_bpf.c the program analysis
+ * they rest on and its limits).
  *
  * Every warning is one line, "FILE:LINE: warning: <what>; <fix>", where
  * FILE:LINE is the tc command that added the filter concerned. */
@@ -34,7 +35,7 @@ void lint_summary(FILE *out, const char *name, int nwarnings);
  * bytes per second (tc's bps), else 0. */
 int lint_rate_word(const char *word, char *msg, size_t n);
 
-/* ---- the program analysis (exported for tests) ---- */
+/* ---- the program analysis (lint_bpf.c; exported for tests) ---- */
 
 #define LINT_MAX_RETS 32
 
@@ -59,6 +60,8 @@ int lint_prog_returns(const struct sock_filter *insns, uint32_t len, struct lint
 int lint_rets_has(const struct lint_rets *r, uint32_t v);
 /* 1 if the program returns non-zero on every path (a catch-all). */
 int lint_rets_catch_all(const struct lint_rets *r);
+
+/* ---- prio (lint.c; exported for tests) ---- */
 
 /* prio_classify's rule for a classid from a filter: band TC_H_MIN - 1 when
  * that is below bands, whatever the major; -1 when prio falls back to

@@ -1,8 +1,15 @@
-/* tc.c - iproute2's tc applied to the simulation: the command words of
- * tc/tc.c, tc_qdisc.c, tc_filter.c and tc_class.c (their keyword prefix
- * matching, handles, classids and messages), and the kernel's handling of
- * the requests they send (net/sched/sch_api.c tc_modify_qdisc and
- * tc_get_qdisc, cls_api.c tc_new_tfilter and tc_del_tfilter).
+/* tc.c - iproute2's tc applied to the simulation: tc's front end and tc
+ * scripts; the objects are in tc_qdisc.c, tc_class.c and tc_filter.c.
+ *
+ * This file has what iproute2's tc/tc.c has (the global options, the
+ * object dispatch), tc scripts (word splitting, the shell tails `|| true`
+ * and redirections to /dev/null, "file:line" for every message), and what
+ * every object needs (the messages, devices: tc_int.h). Each object file
+ * has the command words of its iproute2 namesake (keyword prefix matching,
+ * handles, classids and messages) and the kernel's handling of the
+ * requests they send (net/sched/sch_api.c tc_modify_qdisc and
+ * tc_get_qdisc, cls_api.c tc_new_tfilter and tc_del_tfilter); tc_show.c
+ * prints the show commands.
  *
  * Every error is one line, "where: message": tc's own words when tc would
  * refuse the command line (Error: argument "xyz:" is wrong: invalid qdisc
@@ -33,24 +40,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "utf8.h"
 #include "errmsg.h"
 #include "infile.h"
 #include "tc.h"
-
-#define NLM_F_REPLACE 0x100
-#define NLM_F_EXCL 0x200
-#define NLM_F_CREATE 0x400
-
-struct tc_cmd {
-	struct sim *s;
-	const char *where;
-	const char *basedir;
-	FILE *out;
-	char *err;
-	size_t errlen;
-	int stats, details;
-};
+#include "tc_int.h"
+#include "utf8.h"
 
 /* ---- messages ---- */
 
@@ -67,7 +61,7 @@ static int vfail(struct tc_cmd *c, int code, const char *fmt, va_list ap)
 }
 
 /* A refusal in tc's own words. */
-static int fail(struct tc_cmd *c, int code, const char *fmt, ...)
+int tc_fail(struct tc_cmd *c, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -94,7 +88,7 @@ static const char *errno_text(int e)
 
 /* A refusal by the kernel: errno, the extack message of current kernels,
  * and the words it concerns. */
-static int kfail(struct tc_cmd *c, int code, const char *extack, const char *fmt, ...)
+int tc_kfail(struct tc_cmd *c, int code, const char *extack, const char *fmt, ...)
 {
 	char what[256] = "";
 	va_list ap;
@@ -104,58 +98,42 @@ static int kfail(struct tc_cmd *c, int code, const char *extack, const char *fmt
 		vsnprintf(what, sizeof(what), fmt, ap);
 		va_end(ap);
 	}
-	return fail(c, code, "RTNETLINK answers: %s (%s%s%s)", errno_text(-code), extack,
-		    what[0] ? ": " : "", what);
+	return tc_fail(c, code, "RTNETLINK answers: %s (%s%s%s)", errno_text(-code), extack,
+		       what[0] ? ": " : "", what);
 }
 
 /* A message from a layer below, which may already start with "where: ". */
-static int pass_on(struct tc_cmd *c, int code, const char *msg)
+int tc_pass_on(struct tc_cmd *c, int code, const char *msg)
 {
 	size_t n = strlen(c->where);
 
 	if (!strncmp(msg, c->where, n) && msg[n] == ':' && msg[n + 1] == ' ')
-		return fail(c, code, "%s", msg + n + 2);
-	return fail(c, code, "%s", msg);
+		return tc_fail(c, code, "%s", msg + n + 2);
+	return tc_fail(c, code, "%s", msg);
 }
 
-static int incomplete(struct tc_cmd *c)
+int tc_incomplete(struct tc_cmd *c)
 {
-	return fail(c, -EINVAL, "Command line is not complete. Try option \"help\"");
+	return tc_fail(c, -EINVAL, "Command line is not complete. Try option \"help\"");
 }
 
-static int duparg(struct tc_cmd *c, const char *key, const char *arg)
+int tc_duparg(struct tc_cmd *c, const char *key, const char *arg)
 {
-	return fail(c, -EINVAL, "Error: duplicate \"%s\": \"%s\" is the second value.", key, arg);
+	return tc_fail(c, -EINVAL, "Error: duplicate \"%s\": \"%s\" is the second value.", key,
+		       arg);
 }
 
-static int invarg(struct tc_cmd *c, const char *msg, const char *arg)
+int tc_invarg(struct tc_cmd *c, const char *msg, const char *arg)
 {
-	return fail(c, -EINVAL, "Error: argument \"%s\" is wrong: %s", arg, msg);
+	return tc_fail(c, -EINVAL, "Error: argument \"%s\" is wrong: %s", arg, msg);
 }
 
-static int not_modelled(struct tc_cmd *c, const char *what)
+int tc_not_modelled(struct tc_cmd *c, const char *what)
 {
-	return fail(c, -EOPNOTSUPP, "tcsim: \"%s\" is not modelled", what);
+	return tc_fail(c, -EOPNOTSUPP, "tcsim: \"%s\" is not modelled", what);
 }
 
-/* Kinds Linux and iproute2 have that tcsim does not (yet) model: named as
- * such, with what is modelled, rather than tc's "Unknown qdisc" for a
- * word it has never heard of. */
-static const char *const linux_qdiscs[] = {
-    "atm",     "cake",	 "cbq",	     "cbs",	"choke",
-    "clsact",  "codel",	 "drr",	     "dsmark",	"etf",
-    "ets",     "fq",	 "fq_codel", "fq_pie",	"gred",
-    "hfsc",    "hhf",	 "htb",	     "ingress", "mq",
-    "mqprio",  "multiq", "netem",    "noqueue", "pfifo_head_drop",
-    "pie",     "plug",	 "qfq",	     "red",	"sfb",
-    "skbprio", "taprio", "tbf",	     "teql",	NULL,
-};
-static const char *const linux_filters[] = {
-    "basic", "cgroup", "flow",	"flower",  "fw",  "matchall",
-    "route", "rsvp",   "rsvp6", "tcindex", "u32", NULL,
-};
-
-static int in_list(const char *const *l, const char *w)
+int tc_in_list(const char *const *l, const char *w)
 {
 	for (; *l; l++)
 		if (!strcmp(*l, w))
@@ -163,36 +141,14 @@ static int in_list(const char *const *l, const char *w)
 	return 0;
 }
 
-static const struct qdisc_ops *kind_ops(const char *kind);
-
-static int kind_not_modelled(struct tc_cmd *c, const char *what, const char *kind)
+int tc_kind_not_modelled(struct tc_cmd *c, const char *what, const char *kind)
 {
-	return fail(c, -EOPNOTSUPP, "%s \"%s\" is not modelled by tcsim (modelled: %s)", what, kind,
-		    !strcmp(what, "qdisc") ? "prio, sfq, pfifo, bfifo, pfifo_fast" : "bpf");
+	return tc_fail(c, -EOPNOTSUPP, "%s \"%s\" is not modelled by tcsim (modelled: %s)", what,
+		       kind,
+		       !strcmp(what, "qdisc") ? "prio, sfq, pfifo, bfifo, pfifo_fast" : "bpf");
 }
 
 /* ---- words ---- */
-
-/* get_qdisc_handle: hex major, then ':' or the end (what follows the
- * colon is not looked at); "none" is 0. */
-static int get_qdisc_handle(uint32_t *h, const char *s)
-{
-	unsigned long maj;
-	char *p;
-
-	if (!strcmp(s, "none")) {
-		*h = 0;
-		return 0;
-	}
-	errno = 0;
-	maj = strtoul(s, &p, 16);
-	if (p == s || maj >= 0x10000 || errno)
-		return -1;
-	if (*p != ':' && *p)
-		return -1;
-	*h = (uint32_t)maj << 16;
-	return 0;
-}
 
 static int is_tc(const char *w)
 {
@@ -201,7 +157,7 @@ static int is_tc(const char *w)
 	return !strcmp(slash ? slash + 1 : w, "tc");
 }
 
-static char *classid_str(char *buf, size_t n, uint32_t h)
+char *tc_classid_str(char *buf, size_t n, uint32_t h)
 {
 	tc_print_classid(buf, n, h);
 	return buf;
@@ -230,840 +186,23 @@ static const char *dev_name_fault(const char *name)
 	return NULL;
 }
 
-static int get_dev(struct tc_cmd *c, const char *name, int create, struct dev **d)
+int tc_get_dev(struct tc_cmd *c, const char *name, int create, struct dev **d)
 {
 	const char *fault;
 	char msg[256];
 	int ret;
 
 	if (!name)
-		return kfail(c, -ENODEV, "no device given", "dev NAME is missing");
+		return tc_kfail(c, -ENODEV, "no device given", "dev NAME is missing");
 	*d = sim_dev_find(c->s, name);
 	if (*d)
 		return 0;
 	if (!create)
-		return fail(c, -ENODEV, "Cannot find device \"%s\"", name);
+		return tc_fail(c, -ENODEV, "Cannot find device \"%s\"", name);
 	if ((fault = dev_name_fault(name)))
-		return fail(c, -EINVAL, "\"%s\" is not a valid device name (%s)", name, fault);
+		return tc_fail(c, -EINVAL, "\"%s\" is not a valid device name (%s)", name, fault);
 	ret = sim_dev_add(c->s, name, d, msg, sizeof(msg));
-	return ret ? pass_on(c, ret, msg) : 0;
-}
-
-/* ---- qdiscs ---- */
-
-struct qdisc_req {
-	const char *dev;
-	uint32_t handle;
-	uint32_t parent; /* 0: none given, TC_H_ROOT: root */
-	const char *parent_word;
-	const char *kind;
-	int argc; /* the kind's words */
-	char **argv;
-};
-
-static const char qdisc_usage[] =
-    "Usage: tc qdisc [ add | del | replace | change | show ] dev STRING "
-    "[ handle QHANDLE ] [ root | parent CLASSID ] [ QDISC_KIND [ OPTIONS ] ]";
-
-/* tc_qdisc_modify's word loop: dev, handle, root and parent are exact
- * words; the first other word is the kind, and the rest is the kind's. */
-static int parse_qdisc_req(struct tc_cmd *c, int argc, char **argv, struct qdisc_req *r)
-{
-	memset(r, 0, sizeof(*r));
-	for (int i = 0; i < argc; i++) {
-		const char *w = argv[i];
-
-		if (!strcmp(w, "dev")) {
-			if (++i >= argc)
-				return incomplete(c);
-			if (r->dev)
-				return duparg(c, "dev", argv[i]);
-			r->dev = argv[i];
-		} else if (!strcmp(w, "handle")) {
-			if (r->handle)
-				return duparg(c, "handle", w); /* sic: tc names the keyword */
-			if (++i >= argc)
-				return incomplete(c);
-			if (get_qdisc_handle(&r->handle, argv[i]))
-				return invarg(c, "invalid qdisc ID", argv[i]);
-		} else if (!strcmp(w, "root")) {
-			if (r->parent)
-				return fail(c, -EINVAL, "Error: \"root\" is duplicate parent ID");
-			r->parent = TC_H_ROOT;
-			r->parent_word = w;
-		} else if (!strcmp(w, "parent")) {
-			if (++i >= argc)
-				return incomplete(c);
-			if (r->parent)
-				return duparg(c, "parent", argv[i]);
-			if (tc_get_classid(&r->parent, argv[i]))
-				return invarg(c, "invalid parent ID", argv[i]);
-			r->parent_word = argv[i];
-		} else if (!strcmp(w, "ingress") || !strcmp(w, "clsact")) {
-			return kind_not_modelled(c, "qdisc", w);
-		} else if (tc_matches(w, "estimator") || tc_matches(w, "stab")) {
-			return not_modelled(c, w);
-		} else if (tc_matches(w, "help")) {
-			return fail(c, -EINVAL, "%s", qdisc_usage);
-		} else {
-			if (!kind_ops(w) && in_list(linux_qdiscs, w))
-				return kind_not_modelled(c, "qdisc", w);
-			r->kind = w;
-			r->argc = argc - i - 1;
-			r->argv = argv + i + 1;
-			break;
-		}
-	}
-	return 0;
-}
-
-/* The kinds the kernel would find (noop is built in, not registered). */
-static const struct qdisc_ops *kind_ops(const char *kind)
-{
-	const struct qdisc_ops *ops = qdisc_ops_find(kind);
-
-	return ops && strcmp(ops->id, "noop") ? ops : NULL;
-}
-
-/* What tc refuses before sending: options for a kind it does not know. */
-static int check_kind_words(struct tc_cmd *c, const struct qdisc_req *r)
-{
-	const struct qdisc_ops *ops;
-
-	if (!r->kind)
-		return 0;
-	ops = kind_ops(r->kind);
-	if (!ops && r->argc)
-		return fail(c, -EINVAL, "Unknown qdisc \"%s\", hence option \"%s\" is unparsable",
-			    r->kind, r->argv[0]);
-	if (ops && !strcmp(ops->id, "pfifo_fast") && r->argc)
-		return fail(c, -EINVAL, "qdisc 'pfifo_fast' does not support option parsing");
-	return 0;
-}
-
-static int classful(const struct qdisc *q)
-{
-	return q->ops->walk || q->ops->leaf || q->ops->graft;
-}
-
-/* qdisc_leaf: the child qdisc of class clid of p. */
-static int class_leaf(struct tc_cmd *c, struct qdisc *p, uint32_t clid, struct qdisc **q)
-{
-	char id[32];
-
-	*q = NULL;
-	if (!classful(p))
-		return kfail(c, -EOPNOTSUPP, "Parent qdisc is not classful", "%s %x:", p->ops->id,
-			     p->handle >> 16);
-	if (p->ops->leaf)
-		*q = p->ops->leaf(p, clid);
-	if (!*q)
-		return kfail(c, -ENOENT, "Specified class not found", "%s",
-			     classid_str(id, sizeof(id), clid));
-	return 0;
-}
-
-static int handle_in_use(const struct dev *d, uint32_t h)
-{
-	return qdisc_lookup(d->root, h) != NULL;
-}
-
-/* qdisc_alloc_handle: one counter per simulation (the kernel's is global),
- * advanced on every use, from 8001: up, wrapping from ffff: to 8000:, skipping
- * handles in use on the device. */
-static uint32_t alloc_handle(struct sim *s, const struct dev *d)
-{
-	for (int i = 0; i < 0x8000; i++) {
-		s->qdisc_autohandle += 0x10000u;
-		if (s->qdisc_autohandle == 0xffff0000u)
-			s->qdisc_autohandle = 0x80000000u;
-		if (!handle_in_use(d, s->qdisc_autohandle))
-			return s->qdisc_autohandle;
-	}
-	return 0;
-}
-
-/* tc sends TCA_OPTIONS when the kind's parser put some in: prio always
- * (its full tc_prio_qopt), the others only when given words. */
-static int sends_options(const char *kind, int argc)
-{
-	return argc > 0 || (kind && !strcmp(kind, "prio"));
-}
-
-static int new_default_root(struct tc_cmd *c, struct dev *d)
-{
-	struct qdisc *q;
-	char msg[256];
-	int ret = qdisc_create(&q, "pfifo_fast", &d->env, 0, TC_H_ROOT, 0, NULL, msg, sizeof(msg));
-
-	if (ret)
-		return pass_on(c, ret, msg);
-	q->invisible = 0;
-	dev_set_root(d, q);
-	return 0;
-}
-
-/* tc_modify_qdisc, flag for flag: add = CREATE|EXCL, replace =
- * CREATE|REPLACE, change = none, link = REPLACE. */
-static int qdisc_modify(struct tc_cmd *c, unsigned flags, int argc, char **argv)
-{
-	struct qdisc *p = NULL, *q = NULL, *fresh;
-	const struct qdisc_ops *ops;
-	struct qdisc_req r;
-	struct dev *d;
-	char msg[512], id[32];
-	uint32_t clid, handle;
-	int ret, current;
-
-	ret = parse_qdisc_req(c, argc, argv, &r);
-	if (ret || (ret = check_kind_words(c, &r)))
-		return ret;
-	ops = r.kind ? kind_ops(r.kind) : NULL;
-	ret = get_dev(c, r.dev, 1, &d);
-	if (ret)
-		return ret;
-	current = d->env.kernel != BPF_KERNEL_3_13;
-	clid = r.parent;
-	if (clid) {
-		if (clid != TC_H_ROOT) {
-			p = qdisc_lookup(d->root, TC_H_MAJ(clid));
-			if (!p)
-				return kfail(c, -ENOENT, "Failed to find specified qdisc",
-					     "parent %s", r.parent_word);
-			ret = class_leaf(c, p, clid, &q);
-			if (ret)
-				return ret;
-		} else {
-			q = d->root;
-		}
-		if (q && q->handle == 0) /* a default qdisc: as if none */
-			q = NULL;
-		if (!q || !r.handle || q->handle != r.handle) {
-			if (r.handle) {
-				if (q && !(flags & NLM_F_REPLACE))
-					return kfail(c, -EEXIST, "NLM_F_REPLACE needed to override",
-						     "%s %x: is at %s", q->ops->id, q->handle >> 16,
-						     r.parent_word);
-				q = qdisc_lookup(d->root, r.handle);
-				if (!q)
-					goto create_n_graft;
-				if (flags & NLM_F_EXCL)
-					return kfail(c, -EEXIST,
-						     "Exclusivity flag on, cannot override",
-						     "handle %x: exists", r.handle >> 16);
-				if (r.kind && strcmp(r.kind, q->ops->id))
-					return kfail(
-					    c, -EINVAL,
-					    "Invalid qdisc name: must match existing qdisc",
-					    "%x: is %s", q->handle >> 16, q->ops->id);
-				if (q == p || (p && qdisc_in_tree(q, p)))
-					return kfail(c, -ELOOP, "Qdisc parent/child loop detected",
-						     "handle %x:", r.handle >> 16);
-				return kfail(c, -EINVAL,
-					     "Cannot move an existing qdisc to a different parent",
-					     "%x: is at %s", q->handle >> 16,
-					     q->parent == TC_H_ROOT
-						 ? "root"
-						 : classid_str(id, sizeof(id), q->parent));
-			}
-			if (!q)
-				goto create_n_graft;
-			/* a different kind where one exists: replace it? */
-			if (r.kind && strcmp(r.kind, q->ops->id)) {
-				if (current) {
-					if ((flags & NLM_F_CREATE) &&
-					    (flags & (NLM_F_REPLACE | NLM_F_EXCL)))
-						goto create_n_graft;
-					if (!(flags & (NLM_F_CREATE | NLM_F_REPLACE | NLM_F_EXCL)))
-						goto create_n_graft2;
-				} else if ((flags & NLM_F_CREATE) && (flags & NLM_F_REPLACE)) {
-					goto create_n_graft;
-				}
-			}
-		}
-	} else {
-		if (!r.handle)
-			return kfail(c, -EINVAL, "Handle cannot be zero",
-				     "neither root nor parent given");
-		q = qdisc_lookup(d->root, r.handle);
-	}
-
-	/* change the qdisc found */
-	if (!q)
-		return kfail(c, -ENOENT, "Specified qdisc not found", "handle %x:", r.handle >> 16);
-	if (flags & NLM_F_EXCL)
-		return kfail(c, -EEXIST, "Exclusivity flag on, cannot modify", "%s %x: exists",
-			     q->ops->id, q->handle >> 16);
-	if (r.kind && strcmp(r.kind, q->ops->id))
-		return kfail(c, -EINVAL, "Invalid qdisc name: must match existing qdisc",
-			     "%x: is %s", q->handle >> 16, q->ops->id);
-	if (!sends_options(r.kind, r.argc))
-		return 0;
-	if (!q->ops->change)
-		return kfail(c, -EINVAL, "Change operation not supported by specified qdisc", "%s",
-			     q->ops->id);
-	ret = q->ops->change(q, r.argc, r.argv, msg, sizeof(msg));
-	return ret ? pass_on(c, ret, msg) : 0;
-
-create_n_graft:
-	if (!(flags & NLM_F_CREATE))
-		return kfail(c, -ENOENT, "Qdisc not found. To create specify NLM_F_CREATE flag",
-			     "nothing at %s", r.parent_word);
-create_n_graft2:
-	if (!ops)
-		return kfail(c, -ENOENT, "Specified qdisc kind is unknown", "\"%s\"",
-			     r.kind ? r.kind : "");
-	if (p && !p->ops->graft)
-		return kfail(c, -EOPNOTSUPP, "Parent qdisc takes no children", "%s %x:", p->ops->id,
-			     p->handle >> 16);
-	handle = r.handle ? r.handle : alloc_handle(c->s, d);
-	if (!handle)
-		return kfail(c, -ENOSPC, "Maximum number of qdisc handles was exceeded", NULL);
-	ret = qdisc_create(&fresh, r.kind, &d->env, handle, clid, r.argc, r.argv, msg, sizeof(msg));
-	if (ret)
-		return pass_on(c, ret, msg);
-	snprintf(fresh->where, sizeof(fresh->where), "%s", c->where ? c->where : "");
-	if (!p) {
-		dev_set_root(d, fresh);
-		return 0;
-	}
-	ret = p->ops->graft(p, clid, fresh, msg, sizeof(msg));
-	if (ret) {
-		qdisc_destroy(fresh);
-		return pass_on(c, ret, msg);
-	}
-	return 0;
-}
-
-/* tc_get_qdisc for RTM_DELQDISC: the qdisc goes, the class (or the
- * device) gets its default back. */
-static int qdisc_delete(struct tc_cmd *c, int argc, char **argv)
-{
-	struct qdisc *p = NULL, *q;
-	struct qdisc_req r;
-	struct dev *d;
-	char msg[512];
-	uint32_t clid;
-	int ret;
-
-	ret = parse_qdisc_req(c, argc, argv, &r);
-	if (ret || (ret = check_kind_words(c, &r)))
-		return ret;
-	ret = get_dev(c, r.dev, 1, &d);
-	if (ret)
-		return ret;
-	clid = r.parent;
-	if (clid) {
-		if (clid != TC_H_ROOT) {
-			p = qdisc_lookup(d->root, TC_H_MAJ(clid));
-			if (!p)
-				return kfail(c, -ENOENT,
-					     "Failed to find qdisc with specified classid",
-					     "parent %s", r.parent_word);
-			ret = class_leaf(c, p, clid, &q);
-			if (ret)
-				return ret;
-		} else {
-			q = d->root;
-		}
-		if (r.handle && q->handle != r.handle)
-			return kfail(c, -EINVAL, "Invalid handle",
-				     "%s holds %x:, not %x:", r.parent_word, q->handle >> 16,
-				     r.handle >> 16);
-	} else {
-		q = qdisc_lookup(d->root, r.handle);
-		if (!q)
-			return kfail(c, -ENOENT, "Failed to find qdisc with specified handle",
-				     "%x:", r.handle >> 16);
-	}
-	if (r.kind && strcmp(r.kind, q->ops->id))
-		return kfail(c, -EINVAL, "Invalid qdisc name: must match existing qdisc",
-			     "%x: is %s", q->handle >> 16, q->ops->id);
-	if (!clid)
-		return kfail(c, -EINVAL, "Classid cannot be zero", "give root or parent");
-	if (q->handle == 0)
-		return kfail(c, -ENOENT, "Cannot delete qdisc with handle of zero",
-			     "%s is the default %s", r.parent_word, q->ops->id);
-	if (!p)
-		return new_default_root(c, d);
-	if (!p->ops->graft)
-		return kfail(c, -EOPNOTSUPP, "Parent qdisc takes no children", "%s %x:", p->ops->id,
-			     p->handle >> 16);
-	ret = p->ops->graft(p, clid, NULL, msg, sizeof(msg));
-	return ret ? pass_on(c, ret, msg) : 0;
-}
-
-static int qdisc_list(struct tc_cmd *c, int argc, char **argv)
-{
-	struct tc_show_opts o = {.stats = c->stats, .details = c->details};
-	const char *dev = NULL;
-	struct dev *d;
-	int ret;
-
-	for (int i = 0; i < argc; i++) {
-		const char *w = argv[i];
-
-		if (!strcmp(w, "dev")) {
-			if (++i >= argc)
-				return incomplete(c);
-			if (dev)
-				return duparg(c, "dev", argv[i]);
-			dev = argv[i];
-		} else if (!strcmp(w, "root")) {
-			if (o.has_parent)
-				return fail(c, -EINVAL, "Duplicate parent ID");
-			o.has_parent = 1;
-			o.parent = TC_H_ROOT;
-		} else if (!strcmp(w, "ingress")) {
-			if (o.has_parent)
-				return fail(c, -EINVAL, "Duplicate parent ID");
-			o.has_parent = 1;
-			o.parent = 0xfffffff1u; /* TC_H_INGRESS: nothing is there */
-		} else if (!strcmp(w, "parent")) {
-			if (o.has_parent)
-				return fail(c, -EINVAL, "Duplicate parent ID");
-			if (++i >= argc)
-				return incomplete(c);
-			if (tc_get_classid(&o.parent, argv[i]))
-				return invarg(c, "invalid parent ID", argv[i]);
-			o.has_parent = 1;
-		} else if (!strcmp(w, "handle")) {
-			if (++i >= argc)
-				return incomplete(c);
-			if (get_qdisc_handle(&o.handle, argv[i]))
-				return invarg(c, "invalid qdisc ID", argv[i]);
-			o.has_handle = 1;
-		} else if (tc_matches(w, "invisible")) {
-			o.invisible = 1;
-		} else if (tc_matches(w, "help")) {
-			return fail(c, -EINVAL, "%s", qdisc_usage);
-		} else {
-			return fail(c, -EINVAL, "What is \"%s\"? Try \"tc qdisc help\".", w);
-		}
-	}
-	if (!dev) {
-		o.with_dev = 1;
-		for (int i = 0; i < c->s->ndevs; i++)
-			tc_show_qdisc_opts(c->s->devs[i], c->out, &o);
-		return 0;
-	}
-	ret = get_dev(c, dev, 0, &d);
-	if (ret)
-		return ret;
-	tc_show_qdisc_opts(d, c->out, &o);
-	return 0;
-}
-
-static int do_qdisc(struct tc_cmd *c, int argc, char **argv)
-{
-	const char *w;
-
-	if (argc < 1)
-		return qdisc_list(c, 0, NULL);
-	w = argv[0];
-	if (tc_matches(w, "add"))
-		return qdisc_modify(c, NLM_F_EXCL | NLM_F_CREATE, argc - 1, argv + 1);
-	if (tc_matches(w, "change"))
-		return qdisc_modify(c, 0, argc - 1, argv + 1);
-	if (tc_matches(w, "replace"))
-		return qdisc_modify(c, NLM_F_CREATE | NLM_F_REPLACE, argc - 1, argv + 1);
-	if (tc_matches(w, "link"))
-		return qdisc_modify(c, NLM_F_REPLACE, argc - 1, argv + 1);
-	if (tc_matches(w, "delete"))
-		return qdisc_delete(c, argc - 1, argv + 1);
-	if (tc_matches(w, "list") || tc_matches(w, "show") || tc_matches(w, "lst"))
-		return qdisc_list(c, argc - 1, argv + 1);
-	if (tc_matches(w, "help"))
-		return fail(c, -EINVAL, "%s", qdisc_usage);
-	return fail(c, -EINVAL, "Command \"%s\" is unknown, try \"tc qdisc help\".", w);
-}
-
-/* ---- classes ---- */
-
-static int class_list(struct tc_cmd *c, int argc, char **argv)
-{
-	struct tc_show_opts o = {.stats = c->stats, .details = c->details};
-	const char *dev = NULL;
-	struct dev *d;
-	int ret;
-
-	for (int i = 0; i < argc; i++) {
-		const char *w = argv[i];
-
-		if (!strcmp(w, "dev")) {
-			if (++i >= argc)
-				return incomplete(c);
-			if (dev)
-				return duparg(c, "dev", argv[i]);
-			dev = argv[i];
-		} else if (!strcmp(w, "root")) {
-			if (o.has_parent)
-				return fail(c, -EINVAL, "Error: duplicate \"parent\" ID");
-			o.has_parent = 1;
-			o.parent = TC_H_ROOT;
-		} else if (!strcmp(w, "parent")) {
-			if (o.has_parent)
-				return fail(c, -EINVAL, "Error: duplicate \"parent\" ID");
-			if (++i >= argc)
-				return incomplete(c);
-			if (tc_get_classid(&o.parent, argv[i]))
-				return invarg(c, "invalid parent ID", argv[i]);
-			o.has_parent = 1;
-		} else if (!strcmp(w, "classid")) {
-			if (++i >= argc)
-				return incomplete(c);
-			if (tc_get_classid(&o.handle, argv[i]))
-				return invarg(c, "invalid class ID", argv[i]);
-			o.has_handle = 1;
-		} else if (tc_matches(w, "help")) {
-			return fail(
-			    c, -EINVAL,
-			    "Usage: tc class show [ dev STRING ] [ root | parent CLASSID ]");
-		} else {
-			return fail(c, -EINVAL, "What is \"%s\"? Try \"tc class help\".", w);
-		}
-	}
-	if (!dev)
-		return 0; /* the kernel dumps classes of one device only */
-	ret = get_dev(c, dev, 0, &d);
-	if (ret)
-		return ret;
-	tc_show_class_opts(d, c->out, &o);
-	return 0;
-}
-
-static int do_class(struct tc_cmd *c, int argc, char **argv)
-{
-	const char *w;
-
-	if (argc < 1)
-		return class_list(c, 0, NULL);
-	w = argv[0];
-	if (tc_matches(w, "add") || tc_matches(w, "change") || tc_matches(w, "replace") ||
-	    tc_matches(w, "delete"))
-		return fail(c, -EOPNOTSUPP,
-			    "tcsim: \"tc class %s\" is not modelled (prio and sfq classes have no "
-			    "parameters)",
-			    w);
-	if (tc_matches(w, "list") || tc_matches(w, "show") || tc_matches(w, "lst"))
-		return class_list(c, argc - 1, argv + 1);
-	if (tc_matches(w, "help"))
-		return fail(c, -EINVAL,
-			    "Usage: tc class show [ dev STRING ] [ root | parent CLASSID ]");
-	return fail(c, -EINVAL, "Command \"%s\" is unknown, try \"tc class help\".", w);
-}
-
-/* ---- filters ---- */
-
-struct filter_req {
-	const char *dev;
-	uint32_t parent;
-	const char *parent_word;
-	const char *fhandle;
-	uint32_t pref;
-	uint16_t protocol;
-	int protocol_set;
-	int chain_set;
-	const char *kind;
-	int argc; /* the kind's words */
-	char **argv;
-};
-
-static const char filter_usage[] =
-    "Usage: tc filter [ add | del | change | replace | show ] dev STRING "
-    "[ pref PRIO ] protocol PROTO [ root | parent CLASSID ] [ handle FILTERID ] "
-    "[ FILTER_TYPE [ help | OPTIONS ] ]";
-
-/* tc_filter_modify's and tc_filter_list's word loops. */
-static int parse_filter_req(struct tc_cmd *c, int argc, char **argv, struct filter_req *r, int show)
-{
-	memset(r, 0, sizeof(*r));
-	for (int i = 0; i < argc; i++) {
-		const char *w = argv[i];
-
-		if (!strcmp(w, "dev")) {
-			if (++i >= argc)
-				return incomplete(c);
-			if (r->dev)
-				return duparg(c, "dev", argv[i]);
-			r->dev = argv[i];
-		} else if (!strcmp(w, "root")) {
-			if (r->parent)
-				return fail(c, -EINVAL, "Error: \"root\" is duplicate parent ID");
-			r->parent = TC_H_ROOT;
-			r->parent_word = w;
-		} else if (!strcmp(w, "ingress") || !strcmp(w, "egress") || !strcmp(w, "block")) {
-			return not_modelled(c, w);
-		} else if (!strcmp(w, "parent")) {
-			if (++i >= argc)
-				return incomplete(c);
-			if (r->parent)
-				return duparg(c, "parent", argv[i]);
-			if (tc_get_classid(&r->parent, argv[i]))
-				return invarg(c, show ? "invalid parent ID" : "Invalid parent ID",
-					      argv[i]);
-			r->parent_word = argv[i];
-		} else if (!strcmp(w, "handle")) {
-			if (++i >= argc)
-				return incomplete(c);
-			if (r->fhandle)
-				return duparg(c, "handle", argv[i]);
-			r->fhandle = argv[i];
-		} else if (tc_matches(w, "preference") || tc_matches(w, "priority")) {
-			uint32_t v;
-
-			if (++i >= argc)
-				return incomplete(c);
-			if (r->pref)
-				return duparg(c, "priority", argv[i]);
-			if (tc_get_u32(&v, argv[i], 0) || (!show && v > 0xffff))
-				return invarg(
-				    c, show ? "invalid preference" : "invalid priority value",
-				    argv[i]);
-			r->pref = v;
-		} else if (tc_matches(w, "protocol")) {
-			if (++i >= argc)
-				return incomplete(c);
-			if (r->protocol_set)
-				return duparg(c, "protocol", argv[i]);
-			if (tc_get_protocol(&r->protocol, argv[i]))
-				return invarg(c, "invalid protocol", argv[i]);
-			r->protocol_set = 1;
-		} else if (tc_matches(w, "chain")) {
-			uint32_t v;
-
-			if (++i >= argc)
-				return incomplete(c);
-			if (r->chain_set)
-				return duparg(c, "chain", argv[i]);
-			if (tc_get_u32(&v, argv[i], 0))
-				return invarg(c, "invalid chain index value", argv[i]);
-			if (v != 0)
-				return fail(c, -EOPNOTSUPP,
-					    "tcsim: \"chain %s\" is not modelled (chain 0 only)",
-					    argv[i]);
-			r->chain_set = 1;
-		} else if (tc_matches(w, "estimator")) {
-			return not_modelled(c, w);
-		} else if (tc_matches(w, "help")) {
-			return fail(c, -EINVAL, "%s", filter_usage);
-		} else if (show) {
-			return fail(c, -EINVAL, " What is \"%s\"? Try \"tc filter help\"", w);
-		} else {
-			if (!tcf_ops_find(w) && in_list(linux_filters, w))
-				return kind_not_modelled(c, "filter", w);
-			r->kind = w;
-			r->argc = argc - i - 1;
-			r->argv = argv + i + 1;
-			break;
-		}
-	}
-	return 0;
-}
-
-/* tc-side checks on the kind and the handle (f_bpf.c: base-0 u32). */
-static int check_filter_words(struct tc_cmd *c, const struct filter_req *r, uint32_t *handle)
-{
-	*handle = 0;
-	if (r->kind && !tcf_ops_find(r->kind) && r->argc)
-		return fail(c, -EINVAL, "Unknown filter \"%s\", hence option \"%s\" is unparsable",
-			    r->kind, r->argv[0]);
-	if (!r->fhandle)
-		return 0;
-	if (!r->kind)
-		return fail(c, -EINVAL, "Must specify filter type when using \"handle\"");
-	if (tc_get_u32(handle, r->fhandle, 0))
-		return fail(c, -EINVAL, "Illegal \"handle\"");
-	return 0;
-}
-
-/* __tcf_qdisc_find and __tcf_block_find: the qdisc whose chain the
- * request means. prio and sfq keep filters on the qdisc, not its classes. */
-static int filter_qdisc(struct tc_cmd *c, struct dev *d, const struct filter_req *r,
-			struct qdisc **qp)
-{
-	struct qdisc *q = d->root;
-	char id[32];
-
-	if (r->parent) {
-		q = qdisc_lookup(d->root, TC_H_MAJ(r->parent));
-		if (!q)
-			return kfail(c, -EINVAL, "Parent Qdisc doesn't exists", "parent %s",
-				     r->parent_word);
-	}
-	if (!classful(q))
-		return kfail(c, -EINVAL, "Qdisc not classful", "%s %x:", q->ops->id,
-			     q->handle >> 16);
-	if (!q->ops->has_filters)
-		return kfail(c, -EOPNOTSUPP, "Class doesn't support blocks", "%s %x:", q->ops->id,
-			     q->handle >> 16);
-	if (TC_H_MIN(r->parent)) {
-		if (!q->ops->leaf || !q->ops->leaf(q, r->parent))
-			return kfail(c, -ENOENT, "Specified class doesn't exist", "%s",
-				     classid_str(id, sizeof(id), r->parent));
-		return kfail(c, -EINVAL, "Unable to find the block of a class",
-			     "%s filters attach to the qdisc %x:, not to class %s", q->ops->id,
-			     q->handle >> 16, classid_str(id, sizeof(id), r->parent));
-	}
-	*qp = q;
-	return 0;
-}
-
-/* The tcf_proto of the chain at this pref, or NULL. */
-static const struct tcf_proto *find_pref(const struct qdisc *q, uint32_t pref)
-{
-	const struct tcf_proto *tp = q->chain.head;
-
-	while (tp && tp->prio >> 16 != pref)
-		tp = tp->next;
-	return pref ? tp : NULL;
-}
-
-static int filter_modify(struct tc_cmd *c, int create, int excl, int argc, char **argv)
-{
-	struct filter_req r;
-	struct tcf_request req;
-	struct tcf_env env;
-	struct qdisc *q;
-	struct dev *d;
-	uint32_t handle;
-	char msg[1024];
-	int ret;
-
-	ret = parse_filter_req(c, argc, argv, &r, 0);
-	if (ret || (ret = check_filter_words(c, &r, &handle)))
-		return ret;
-	if (create && !r.protocol_set)
-		r.protocol = ETH_P_ALL;
-	ret = get_dev(c, r.dev, 1, &d);
-	if (ret || (ret = filter_qdisc(c, d, &r, &q)))
-		return ret;
-	if (r.kind && !tcf_ops_find(r.kind)) {
-		const struct tcf_proto *tp = find_pref(q, r.pref);
-
-		if (tp)
-			return kfail(c, -EINVAL,
-				     "Specified filter kind does not match existing one",
-				     "pref %u is %s", r.pref, tp->ops->kind);
-		return kfail(c, -ENOENT, "TC classifier not found", "\"%s\"", r.kind);
-	}
-	req = (struct tcf_request){
-	    .pref = r.pref,
-	    .protocol = r.protocol,
-	    .handle = handle,
-	    .create = create,
-	    .excl = excl,
-	    .kind = r.kind,
-	    .argc = r.argc,
-	    .argv = r.argv,
-	    .where = c->where,
-	    .basedir = c->basedir,
-	};
-	env = (struct tcf_env){.kernel = d->env.kernel, .ifindex = d->ifindex};
-	msg[0] = 0;
-	ret = tcf_chain_change(&q->chain, &req, &env, msg, sizeof(msg));
-	return ret ? pass_on(c, ret, msg) : 0;
-}
-
-/* tc_del_tfilter: no pref flushes the chain; a pref removes its
- * tcf_proto, or with a handle one program of it. */
-static int filter_delete(struct tc_cmd *c, int argc, char **argv)
-{
-	const struct tcf_proto *tp;
-	struct filter_req r;
-	struct tcf_request req;
-	struct qdisc *q;
-	struct dev *d;
-	uint32_t handle;
-	char msg[1024];
-	int ret;
-
-	ret = parse_filter_req(c, argc, argv, &r, 0);
-	if (ret || (ret = check_filter_words(c, &r, &handle)))
-		return ret;
-	ret = get_dev(c, r.dev, 1, &d);
-	if (ret)
-		return ret;
-	if (!r.pref && (r.protocol || handle || r.kind))
-		return kfail(c, -ENOENT, "Cannot flush filters with protocol, handle or kind set",
-			     "give a pref");
-	ret = filter_qdisc(c, d, &r, &q);
-	if (ret)
-		return ret;
-	if (r.pref) {
-		tp = find_pref(q, r.pref);
-		if (!tp)
-			return kfail(c, -ENOENT,
-				     "Filter with specified priority/protocol not found", "pref %u",
-				     r.pref);
-		if (r.protocol && tp->protocol != r.protocol)
-			return kfail(c, -EINVAL,
-				     "Protocol mismatch for filter with specified priority",
-				     "pref %u", r.pref);
-		if (r.kind && strcmp(r.kind, tp->ops->kind))
-			return kfail(c, -EINVAL,
-				     "Specified filter kind does not match existing one",
-				     "pref %u is %s", r.pref, tp->ops->kind);
-	}
-	req = (struct tcf_request){
-	    .pref = r.pref,
-	    .protocol = r.protocol,
-	    .handle = handle,
-	    .kind = r.kind,
-	    .where = c->where,
-	    .basedir = c->basedir,
-	};
-	msg[0] = 0;
-	ret = tcf_chain_delete(&q->chain, &req, msg, sizeof(msg));
-	return ret ? pass_on(c, ret, msg) : 0;
-}
-
-static int filter_list(struct tc_cmd *c, int argc, char **argv)
-{
-	struct tc_show_opts o = {.stats = c->stats, .details = c->details};
-	struct filter_req r;
-	struct dev *d;
-	int ret;
-
-	ret = parse_filter_req(c, argc, argv, &r, 1);
-	if (ret)
-		return ret;
-	if (!r.dev)
-		return 0; /* the kernel dumps the filters of one device only */
-	ret = get_dev(c, r.dev, 0, &d);
-	if (ret)
-		return ret;
-	o.has_parent = r.parent != 0;
-	o.parent = r.parent;
-	o.pref = r.pref;
-	o.protocol = r.protocol_set ? r.protocol : 0;
-	o.has_chain = r.chain_set;
-	tc_show_filter_opts(d, c->out, &o);
-	return 0;
-}
-
-static int do_filter(struct tc_cmd *c, int argc, char **argv)
-{
-	const char *w;
-
-	if (argc < 1)
-		return filter_list(c, 0, NULL);
-	w = argv[0];
-	if (tc_matches(w, "add"))
-		return filter_modify(c, 1, 1, argc - 1, argv + 1);
-	if (tc_matches(w, "change"))
-		return filter_modify(c, 0, 0, argc - 1, argv + 1);
-	if (tc_matches(w, "replace"))
-		return filter_modify(c, 1, 0, argc - 1, argv + 1);
-	if (tc_matches(w, "delete"))
-		return filter_delete(c, argc - 1, argv + 1);
-	if (tc_matches(w, "get"))
-		return not_modelled(c, "tc filter get");
-	if (tc_matches(w, "list") || tc_matches(w, "show") || tc_matches(w, "lst"))
-		return filter_list(c, argc - 1, argv + 1);
-	if (tc_matches(w, "help"))
-		return fail(c, -EINVAL, "%s", filter_usage);
-	return fail(c, -EINVAL, "Command \"%s\" is unknown, try \"tc filter help\".", w);
+	return ret ? tc_pass_on(c, ret, msg) : 0;
 }
 
 /* ---- tc ---- */
@@ -1091,8 +230,9 @@ static int global_option(struct tc_cmd *c, const char *w)
 	}
 	for (size_t i = 0; i < sizeof(unmodelled) / sizeof(unmodelled[0]); i++)
 		if (tc_matches(o, unmodelled[i]))
-			return fail(c, -EOPNOTSUPP, "tcsim: tc option \"%s\" is not modelled", w);
-	return fail(c, -EINVAL, "Option \"%s\" is unknown, try \"tc -help\".", w);
+			return tc_fail(c, -EOPNOTSUPP, "tcsim: tc option \"%s\" is not modelled",
+				       w);
+	return tc_fail(c, -EINVAL, "Option \"%s\" is unknown, try \"tc -help\".", w);
 }
 
 int tc_exec(struct sim *s, int argc, char **argv, const char *where, const char *basedir, FILE *out,
@@ -1119,20 +259,20 @@ int tc_exec(struct sim *s, int argc, char **argv, const char *where, const char 
 			return ret;
 	}
 	if (i >= argc)
-		return fail(&c, -EINVAL, "%s", tc_usage);
+		return tc_fail(&c, -EINVAL, "%s", tc_usage);
 	obj = argv[i++];
 	if (tc_matches(obj, "qdisc"))
-		return do_qdisc(&c, argc - i, argv + i);
+		return tc_do_qdisc(&c, argc - i, argv + i);
 	if (tc_matches(obj, "class"))
-		return do_class(&c, argc - i, argv + i);
+		return tc_do_class(&c, argc - i, argv + i);
 	if (tc_matches(obj, "filter"))
-		return do_filter(&c, argc - i, argv + i);
+		return tc_do_filter(&c, argc - i, argv + i);
 	if (tc_matches(obj, "chain") || tc_matches(obj, "actions") || tc_matches(obj, "monitor") ||
 	    tc_matches(obj, "exec"))
-		return fail(&c, -EOPNOTSUPP, "tcsim: \"tc %s\" is not modelled", obj);
+		return tc_fail(&c, -EOPNOTSUPP, "tcsim: \"tc %s\" is not modelled", obj);
 	if (tc_matches(obj, "help"))
-		return fail(&c, -EINVAL, "%s", tc_usage);
-	return fail(&c, -EINVAL, "Object \"%s\" is unknown, try \"tc help\".", obj);
+		return tc_fail(&c, -EINVAL, "%s", tc_usage);
+	return tc_fail(&c, -EINVAL, "Object \"%s\" is unknown, try \"tc help\".", obj);
 }
 
 /* ---- scripts ---- */

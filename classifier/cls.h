@@ -135,6 +135,8 @@ int tcf_classify_traced(const struct tcf_chain *chain, const struct bpf_skb *skb
 			struct tcf_result *res, const struct tcf_tracer *tr);
 
 const struct tcf_proto_ops *tcf_ops_find(const char *kind);
+/* The kinds a tc line can name, in registry order: "bpf, ...". */
+void tcf_kind_names(char *buf, size_t n);
 extern const struct tcf_proto_ops cls_bpf_ops;
 
 /* One program of a bpf filter, as cls_bpf_prog_at (cls_bpf.c) reports it. */

@@ -10,14 +10,28 @@
 #include "errmsg.h"
 #include "cls.h"
 
+/* The registry: every classifier kind tc can name. A new kind is its file,
+ * declared and listed here. */
+static const struct tcf_proto_ops *const kinds[] = {&cls_bpf_ops};
+
 const struct tcf_proto_ops *tcf_ops_find(const char *kind)
 {
-	static const struct tcf_proto_ops *const kinds[] = {&cls_bpf_ops};
-
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (!strcmp(kinds[i]->kind, kind))
 			return kinds[i];
 	return NULL;
+}
+
+void tcf_kind_names(char *buf, size_t n)
+{
+	size_t used = 0;
+
+	if (n)
+		buf[0] = 0;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (used < n)
+			used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? ", " : "",
+						 kinds[i]->kind);
 }
 
 static void tp_destroy(struct tcf_proto *tp)

@@ -10,6 +10,8 @@
 
 #include "qdisc.h"
 
+/* The registry: every kind tc can name. A new kind is its file, declared
+ * and listed here (qdisc.h declares only those others refer to). */
 static const struct qdisc_ops *const kinds[] = {
 	&prio_qdisc_ops, &sfq_qdisc_ops, &pfifo_qdisc_ops, &bfifo_qdisc_ops,
 	&pfifo_fast_qdisc_ops, &noop_qdisc_ops,
@@ -21,6 +23,21 @@ const struct qdisc_ops *qdisc_ops_find(const char *kind)
 		if (!strcmp(kinds[i]->id, kind))
 			return kinds[i];
 	return NULL;
+}
+
+void qdisc_kind_names(char *buf, size_t n)
+{
+	size_t used = 0;
+
+	if (n)
+		buf[0] = 0;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (kinds[i] == &noop_qdisc_ops) /* built in, not registered */
+			continue;
+		if (used < n)
+			used += (size_t)snprintf(buf + used, n - used, "%s%s", used ? ", " : "",
+						 kinds[i]->id);
+	}
 }
 
 static struct qdisc *qdisc_alloc(const struct qdisc_ops *ops, struct qdisc_env *env,

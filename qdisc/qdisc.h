@@ -158,6 +158,8 @@ struct qdisc *qdisc_create_default(struct qdisc_env *env, uint32_t parent);
 struct qdisc *qdisc_create_noop(struct qdisc_env *env, uint32_t parent);
 void qdisc_destroy(struct qdisc *q);
 const struct qdisc_ops *qdisc_ops_find(const char *kind);
+/* The kinds a tc line can name, in registry order: "prio, sfq, ...". */
+void qdisc_kind_names(char *buf, size_t n);
 
 /* 1 if q is root or one of its descendants. */
 int qdisc_in_tree(const struct qdisc *root, const struct qdisc *q);

@@ -143,9 +143,14 @@ int tc_in_list(const char *const *l, const char *w)
 
 int tc_kind_not_modelled(struct tc_cmd *c, const char *what, const char *kind)
 {
+	char kinds[256];
+
+	if (!strcmp(what, "qdisc"))
+		qdisc_kind_names(kinds, sizeof(kinds));
+	else
+		tcf_kind_names(kinds, sizeof(kinds));
 	return tc_fail(c, -EOPNOTSUPP, "%s \"%s\" is not modelled by tcsim (modelled: %s)", what,
-		       kind,
-		       !strcmp(what, "qdisc") ? "prio, sfq, pfifo, bfifo, pfifo_fast" : "bpf");
+		       kind, kinds);
 }
 
 /* ---- words ---- */

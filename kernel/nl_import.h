@@ -1,18 +1,19 @@
 /* nl_import.h - `tcsim import dev DEV [--netns NAME] [--filters-only]`:
  * a device's qdiscs, classes and filters read from the running kernel
  * over rtnetlink (libnl-3, no `tc`), written out as a Lua scenario whose
- * tc lines tcsim runs. The output format, the choices for what tcsim does
- * not model, and the exit statuses are described at the top of
- * nl_import.c.
+ * tc lines tcsim runs. What is read and which errors stop it are described
+ * at the top of nl_dump.c; the output format and the choices for what
+ * tcsim does not model at the top of nl_scenario.c; the exit statuses
+ * below (nl_import_main, in nl_import.c).
  *
  * Three layers, each usable alone (the unit tests feed hand-built
  * messages to the second and read the third's text):
  *   nl_import_dump   - the netlink conversation (link, qdisc, class and
  *                      filter dumps), each answer handed to
  *   nl_import_parse  - one RTM_NEWQDISC / RTM_NEWTCLASS / RTM_NEWTFILTER
- *                      message into the model below, and
+ *                      message into the model below (both nl_dump.c), and
  *   nl_import_write  - the model as scenario text, plus the list of what
- *                      could not be reproduced (one line each). */
+ *                      could not be reproduced, one line each (nl_scenario.c). */
 #ifndef TCSIM_NL_IMPORT_H
 #define TCSIM_NL_IMPORT_H
 

@@ -1,4 +1,4 @@
-/* test_nl_import.c - `tcsim import`'s parser and writer (kernel/nl_import.c)
+/* test_nl_import.c - `tcsim import`'s parser and writer (kernel/nl_dump.c, nl_scenario.c)
  * fed with netlink messages built here as the kernel builds its dumps
  * (libnl-3: nlmsg_alloc_simple, nlmsg_append, nla_put, nla_nest_start):
  * the exact scenario text; its tc lines run by tcsim's own tc parser into

@@ -1,0 +1,80 @@
+/* kc_int.h - what kcheck.c (the comparison) and kc_netns.c (the kernel
+ * side in its namespace) share; not a public header. How and why: kcheck.h. */
+#ifndef TCSIM_KC_INT_H
+#define TCSIM_KC_INT_H
+
+#include <linux/if.h>
+#include <signal.h>
+#include <stdint.h>
+
+#include "kcheck.h"
+#include "qdisc.h"
+
+struct dev;
+
+#define KC_MAXCLASSES 64
+#define KC_MAXROWS 256
+#define KC_MAXKINDS 8
+#define KC_TXQLEN 1000 /* the veth's and tcsim's txqueuelen */
+
+/* ---- what the parent decides, read by the child after fork ---- */
+
+struct kc_plan {
+	const struct dev *d; /* tcsim's device, after the run */
+	char kdev[IFNAMSIZ], kpeer[IFNAMSIZ];
+	enum kcheck_mode mode;
+	const char *const *caps;
+	int ncaps;
+	uint64_t limit;
+	uint32_t handle; /* the root's */
+	/* htb stand-in */
+	uint32_t minors[KC_MAXCLASSES];
+	int nminors;
+	uint32_t defminor;
+	/* tree: the kinds it uses */
+	char kinds[KC_MAXKINDS][16];
+	int nkinds;
+	int inner_filters; /* a qdisc other than the root has filters */
+	int forced_tree;   /* the root is not prio: the htb stand-in cannot replace it */
+};
+
+/* ---- what the child reports ---- */
+
+struct kc_row {
+	uint32_t classid, parent;
+	char kind[16];
+	uint64_t packets, bytes, drops, qlen;
+};
+
+struct kc_result {
+	int status; /* KCHECK_SAME (done), KCHECK_ERROR, KCHECK_CANNOT_RUN */
+	char msg[1024];
+	int tree;	  /* the scenario's tree was built (else htb) */
+	char absent[128]; /* the kinds this kernel lacks */
+	uint64_t read, sent, failed, rejected, truncated, sent_bytes;
+	int fail_errno;	     /* the first send error */
+	uint64_t fail_index; /* ... its packet number */
+	int fail_cap;	     /* ... and capture */
+	uint64_t q_packets, q_bytes, q_drops, q_qlen, direct;
+	int have_direct, drained;
+	int nrows;
+	struct kc_row rows[KC_MAXROWS];
+};
+
+/* A qdisc's classes as its walk reports them (kc_collect_class adds one). */
+struct kc_classes {
+	struct qdisc_class c[KC_MAXROWS];
+	int n;
+};
+
+/* Defined in kc_netns.c. */
+void kc_collect_class(void *arg, const struct qdisc_class *c);
+
+/* Forks the child, reads its report. 0, or -1 with the reason in r. */
+int kc_run_kernel(const struct kc_plan *pl, struct kc_result *r);
+
+/* The signal that interrupted kc_run_kernel (SIGINT, SIGTERM, SIGHUP), or
+ * 0: kernel_check raises it again once everything is freed. */
+extern volatile sig_atomic_t kc_signal;
+
+#endif

@@ -1,0 +1,778 @@
+/* kc_netns.c - `tcsim kernel-check`'s kernel side: a forked child alone in
+ * a private network namespace builds a veth pair, the qdiscs and the bpf
+ * filters over rtnetlink, sends every frame from a packet socket, reads the
+ * counters back and reports them to the parent over a pipe. How and why:
+ * kcheck.h; kcheck.c decides what to build and compares. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/gen_stats.h>
+#include <linux/if.h>
+#include <linux/if_packet.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <netlink/route/class.h>
+#include <netlink/route/link.h>
+#include <netlink/route/link/veth.h>
+#include <netlink/route/qdisc.h>
+#include <netlink/route/qdisc/fifo.h>
+#include <netlink/route/qdisc/htb.h>
+#include <netlink/route/qdisc/prio.h>
+#include <netlink/route/qdisc/sfq.h>
+#include <netlink/route/tc.h>
+
+/* the kernel's pkt_sched.h and tcsim's cls.h define the same handle
+ * macros; tcsim's win from here on */
+#undef TC_H_MAJ
+#undef TC_H_MIN
+#undef TC_H_MAKE
+#undef TC_H_ROOT
+#undef TC_H_UNSPEC
+
+#include "capture.h"
+#include "kc_int.h"
+#include "kcheck.h"
+#include "qdisc.h"
+#include "sim.h"
+
+#define KC_RATE 1250000000u /* htb stand-in classes: 10 Gbit/s, in bytes/s */
+#define KC_FIFO 100000	    /* ... over pfifos of this many packets */
+
+static int rfail(struct kc_result *r, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int rfail(struct kc_result *r, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
+	va_end(ap);
+	r->status = status;
+	return -1;
+}
+
+/* ---- netlink: tc objects ---- */
+
+static int is_absent(int nlerr)
+{
+	return nlerr == -NLE_OBJ_NOTFOUND || nlerr == -NLE_OPNOTSUPP;
+}
+
+/* The bpf filter as `tc filter add ... bpf bytecode ... [flowid]` sends it,
+ * with tcsim's pref, protocol and handle. */
+static int nl_add_bpf(struct nl_sock *sk, int ifindex, uint32_t parent, uint32_t prio,
+		      uint16_t protocol, const struct cls_bpf_info *pi)
+{
+	struct tcmsg t = {
+	    .tcm_family = AF_UNSPEC,
+	    .tcm_ifindex = ifindex,
+	    .tcm_handle = pi->handle,
+	    .tcm_parent = parent,
+	    .tcm_info = TC_H_MAKE(prio, htons(protocol)),
+	};
+	struct nl_msg *m = nlmsg_alloc_size((size_t)pi->len * sizeof(*pi->insns) + 1024);
+	struct nlattr *opts;
+	int rc;
+
+	if (!m)
+		return -NLE_NOMEM;
+	if (!nlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, RTM_NEWTFILTER, 0,
+		       NLM_F_CREATE | NLM_F_EXCL) ||
+	    nlmsg_append(m, &t, sizeof(t), NLMSG_ALIGNTO) < 0 ||
+	    nla_put_string(m, TCA_KIND, "bpf") < 0 || !(opts = nla_nest_start(m, TCA_OPTIONS)) ||
+	    nla_put_u16(m, TCA_BPF_OPS_LEN, (uint16_t)pi->len) < 0 ||
+	    nla_put(m, TCA_BPF_OPS, (int)(pi->len * sizeof(*pi->insns)), pi->insns) < 0 ||
+	    (pi->has_classid && nla_put_u32(m, TCA_BPF_CLASSID, pi->classid) < 0)) {
+		nlmsg_free(m);
+		return -NLE_NOMEM;
+	}
+	nla_nest_end(m, opts);
+	rc = nl_send_auto(sk, m);
+	nlmsg_free(m);
+	return rc < 0 ? rc : nl_wait_for_ack(sk);
+}
+
+/* Every program of every tcf_proto of q's chain, oldest first within a
+ * tcf_proto so the kernel's newest-first list matches tcsim's. */
+static int add_filters(struct nl_sock *sk, int ifindex, const struct qdisc *q, struct kc_result *r)
+{
+	char h[32];
+
+	if (!q->ops->has_filters)
+		return 0;
+	tc_print_classid(h, sizeof(h), q->handle);
+	for (const struct tcf_proto *tp = q->chain.head; tp; tp = tp->next) {
+		size_t n = tp->ops->count(tp);
+
+		for (size_t i = n; i-- > 0;) {
+			struct cls_bpf_info pi;
+			int rc;
+
+			if (cls_bpf_prog_at(tp, i, &pi))
+				return rfail(r, KCHECK_ERROR,
+					     "filter pref %u of %s is not a bpf filter",
+					     tp->prio >> 16, h);
+			rc = nl_add_bpf(sk, ifindex, q->handle, tp->prio, tp->protocol, &pi);
+			if (rc == -NLE_OBJ_NOTFOUND || rc == -NLE_OPNOTSUPP)
+				return rfail(
+				    r, KCHECK_CANNOT_RUN,
+				    "the kernel has no cls_bpf (adding pref %u handle 0x%x: %s)",
+				    tp->prio >> 16, pi.handle, nl_geterror(rc));
+			if (rc < 0)
+				return rfail(r, KCHECK_ERROR,
+					     "the kernel refused filter pref %u handle 0x%x on %s "
+					     "(%u instructions): %s",
+					     tp->prio >> 16, pi.handle, h, pi.len, nl_geterror(rc));
+		}
+	}
+	return 0;
+}
+
+static struct rtnl_qdisc *qd_new(struct rtnl_link *link, uint32_t parent, uint32_t handle,
+				 const char *kind)
+{
+	struct rtnl_qdisc *q = rtnl_qdisc_alloc();
+
+	if (!q)
+		return NULL;
+	rtnl_tc_set_link(TC_CAST(q), link);
+	rtnl_tc_set_parent(TC_CAST(q), parent);
+	if (handle)
+		rtnl_tc_set_handle(TC_CAST(q), handle);
+	if (rtnl_tc_set_kind(TC_CAST(q), kind) < 0) {
+		rtnl_qdisc_put(q);
+		return NULL;
+	}
+	return q;
+}
+
+static int qd_add(struct nl_sock *sk, struct rtnl_qdisc *q)
+{
+	int rc;
+
+	if (!q)
+		return -NLE_NOMEM;
+	rc = rtnl_qdisc_add(sk, q, NLM_F_CREATE | NLM_F_EXCL);
+	rtnl_qdisc_put(q);
+	return rc;
+}
+
+static void qd_del_root(struct nl_sock *sk, struct rtnl_link *link)
+{
+	struct rtnl_qdisc *q = rtnl_qdisc_alloc();
+
+	if (!q)
+		return;
+	rtnl_tc_set_link(TC_CAST(q), link);
+	rtnl_tc_set_parent(TC_CAST(q), TC_H_ROOT);
+	rtnl_qdisc_delete(sk, q);
+	rtnl_qdisc_put(q);
+}
+
+/* Is `kind` in this kernel? Adds it as the root with default options. */
+static int probe_kind(struct nl_sock *sk, struct rtnl_link *link, const char *kind,
+		      struct kc_result *r)
+{
+	struct rtnl_qdisc *q = qd_new(link, TC_H_ROOT, 0x10000, kind);
+	uint8_t map[16] = {1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
+	int rc;
+
+	if (q && !strcmp(kind, "prio")) {
+		rtnl_qdisc_prio_set_bands(q, 3);
+		rtnl_qdisc_prio_set_priomap(q, map, 16);
+	} else if (q && (!strcmp(kind, "pfifo") || !strcmp(kind, "bfifo"))) {
+		rtnl_qdisc_fifo_set_limit(q, 1000);
+	}
+	rc = qd_add(sk, q);
+	if (!rc) {
+		qd_del_root(sk, link);
+		return 1;
+	}
+	if (is_absent(rc))
+		return 0;
+	return rfail(r, KCHECK_ERROR, "probing qdisc kind %s: %s", kind, nl_geterror(rc));
+}
+
+/* ---- the scenario's own tree ---- */
+
+/* A word after `key` in a qdisc's dump text ("limit 127p quantum 1514b"). */
+static const char *dump_word(const char *text, const char *key, char *buf, size_t n)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = text; (p = strstr(p, key)); p += kl) {
+		if ((p == text || p[-1] == ' ') && p[kl] == ' ') {
+			size_t i = 0;
+
+			p += kl + 1;
+			while (p[i] && p[i] != ' ' && i + 1 < n) {
+				buf[i] = p[i];
+				i++;
+			}
+			buf[i] = 0;
+			return i ? buf : NULL;
+		}
+	}
+	return NULL;
+}
+
+void kc_collect_class(void *arg, const struct qdisc_class *c)
+{
+	struct kc_classes *cl = arg;
+
+	if (cl->n < KC_MAXROWS)
+		cl->c[cl->n++] = *c;
+}
+
+static int build_tree(struct nl_sock *sk, struct rtnl_link *link, const struct qdisc *q,
+		      uint32_t parent, struct kc_result *r)
+{
+	char *text = NULL, w[64], h[32];
+	size_t tlen = 0;
+	FILE *f = open_memstream(&text, &tlen);
+	struct rtnl_qdisc *nq;
+	struct kc_classes *cl;
+	uint32_t u;
+	int rc;
+
+	if (!f)
+		return rfail(r, KCHECK_ERROR, "out of memory");
+	q->ops->dump(q, f, 1);
+	fclose(f);
+	tc_print_classid(h, sizeof(h), q->handle);
+	nq = qd_new(link, parent, q->handle, q->ops->id);
+	if (nq && !strcmp(q->ops->id, "prio")) {
+		uint8_t map[16];
+		const char *p = strstr(text, "priomap");
+		int bands = dump_word(text, "bands", w, sizeof(w)) ? atoi(w) : 3;
+
+		for (int i = 0; i < 16; i++) {
+			while (p && *p && (*p < '0' || *p > '9'))
+				p++;
+			map[i] = p && *p ? (uint8_t)strtoul(p, (char **)&p, 10) : 1;
+		}
+		rtnl_qdisc_prio_set_bands(nq, bands);
+		rtnl_qdisc_prio_set_priomap(nq, map, 16);
+	} else if (nq && !strcmp(q->ops->id, "sfq")) {
+		if (dump_word(text, "limit", w, sizeof(w)))
+			rtnl_sfq_set_limit(nq, atoi(w));
+		if (dump_word(text, "quantum", w, sizeof(w)) && !tc_get_size(&u, w))
+			rtnl_sfq_set_quantum(nq, (int)u);
+		if (dump_word(text, "perturb", w, sizeof(w)))
+			rtnl_sfq_set_perturb(nq, atoi(w));
+	} else if (nq && !strcmp(q->ops->id, "pfifo")) {
+		if (dump_word(text, "limit", w, sizeof(w)))
+			rtnl_qdisc_fifo_set_limit(nq, atoi(w));
+	} else if (nq && !strcmp(q->ops->id, "bfifo")) {
+		if (dump_word(text, "limit", w, sizeof(w)) && !tc_get_size(&u, w))
+			rtnl_qdisc_fifo_set_limit(nq, (int)u);
+	} else if (nq) {
+		rtnl_qdisc_put(nq);
+		free(text);
+		return rfail(r, KCHECK_ERROR,
+			     "kernel-check cannot build qdisc %s (%s) in the kernel", h,
+			     q->ops->id);
+	}
+	rc = qd_add(sk, nq);
+	if (rc < 0) {
+		rfail(r, KCHECK_ERROR, "the kernel refused qdisc %s %s %s: %s", h, q->ops->id, text,
+		      nl_geterror(rc));
+		free(text);
+		return -1;
+	}
+	free(text);
+	if (q->ops->walk) {
+		cl = calloc(1, sizeof(*cl));
+		if (!cl)
+			return rfail(r, KCHECK_ERROR, "out of memory");
+		q->ops->walk(q, kc_collect_class, cl);
+		for (int i = 0; i < cl->n; i++) {
+			const struct qdisc *leaf = cl->c[i].leaf;
+
+			/* a default child: the kernel made the same (pfifo, txqueuelen) */
+			if (!leaf || leaf->invisible || leaf == q)
+				continue;
+			if (build_tree(sk, link, leaf, cl->c[i].classid, r)) {
+				free(cl);
+				return -1;
+			}
+		}
+		free(cl);
+	}
+	return add_filters(sk, rtnl_link_get_ifindex(link), q, r);
+}
+
+/* ---- the htb stand-in ---- */
+
+static int build_htb(struct nl_sock *sk, struct rtnl_link *link, const struct kc_plan *pl,
+		     struct kc_result *r)
+{
+	struct rtnl_qdisc *q = qd_new(link, TC_H_ROOT, pl->handle, "htb");
+	int rc;
+
+	if (q)
+		rtnl_htb_set_defcls(q, pl->defminor);
+	rc = qd_add(sk, q);
+	if (is_absent(rc))
+		return rfail(r, KCHECK_CANNOT_RUN, "the kernel has neither %s nor sch_htb (%s)",
+			     r->absent[0] ? r->absent : "the scenario's qdiscs", nl_geterror(rc));
+	if (rc < 0)
+		return rfail(r, KCHECK_ERROR, "adding the htb root: %s", nl_geterror(rc));
+	for (int i = 0; i <= pl->nminors; i++) {
+		uint32_t minor = i < pl->nminors ? pl->minors[i] : pl->defminor;
+		uint32_t cid = TC_H_MAKE(pl->handle, minor);
+		struct rtnl_class *c = rtnl_class_alloc();
+
+		if (!c)
+			return rfail(r, KCHECK_ERROR, "out of memory");
+		rtnl_tc_set_link(TC_CAST(c), link);
+		rtnl_tc_set_parent(TC_CAST(c), pl->handle);
+		rtnl_tc_set_handle(TC_CAST(c), cid);
+		rtnl_tc_set_kind(TC_CAST(c), "htb");
+		rtnl_htb_set_rate(c, KC_RATE);
+		rtnl_htb_set_ceil(c, KC_RATE);
+		rtnl_htb_set_quantum(c, 200000);
+		rc = rtnl_class_add(sk, c, NLM_F_CREATE | NLM_F_EXCL);
+		rtnl_class_put(c);
+		if (rc < 0)
+			return rfail(r, KCHECK_ERROR, "adding htb class %x:%x: %s",
+				     pl->handle >> 16, minor, nl_geterror(rc));
+		q = qd_new(link, cid, 0, "pfifo");
+		if (q)
+			rtnl_qdisc_fifo_set_limit(q, KC_FIFO);
+		rc = qd_add(sk, q);
+		if (rc < 0)
+			return rfail(r, KCHECK_ERROR, "adding a pfifo under %x:%x: %s",
+				     pl->handle >> 16, minor, nl_geterror(rc));
+	}
+	return add_filters(sk, rtnl_link_get_ifindex(link), pl->d->root, r);
+}
+
+/* ---- netlink: counters ---- */
+
+struct dump_ctx {
+	int ifindex, classes;
+	struct kc_result *r;
+};
+
+static void parse_stats(struct nlattr **tb, struct kc_row *row)
+{
+	if (tb[TCA_STATS2]) {
+		struct nlattr *st[TCA_STATS_MAX + 1];
+
+		if (nla_parse_nested(st, TCA_STATS_MAX, tb[TCA_STATS2], NULL) < 0)
+			return;
+		if (st[TCA_STATS_BASIC] && nla_len(st[TCA_STATS_BASIC]) >= 12) {
+			const char *b = nla_data(st[TCA_STATS_BASIC]);
+			uint32_t p32;
+
+			memcpy(&row->bytes, b, 8);
+			memcpy(&p32, b + 8, 4);
+			row->packets = p32;
+		}
+		if (st[TCA_STATS_PKT64] && nla_len(st[TCA_STATS_PKT64]) >= 8)
+			memcpy(&row->packets, nla_data(st[TCA_STATS_PKT64]), 8);
+		if (st[TCA_STATS_QUEUE] &&
+		    nla_len(st[TCA_STATS_QUEUE]) >= (int)sizeof(struct gnet_stats_queue)) {
+			struct gnet_stats_queue gq;
+
+			memcpy(&gq, nla_data(st[TCA_STATS_QUEUE]), sizeof(gq));
+			row->drops = gq.drops;
+			row->qlen = gq.qlen;
+		}
+	} else if (tb[TCA_STATS] && nla_len(tb[TCA_STATS]) >= (int)sizeof(struct tc_stats)) {
+		struct tc_stats ts;
+
+		memcpy(&ts, nla_data(tb[TCA_STATS]), sizeof(ts));
+		row->bytes = ts.bytes;
+		row->packets = ts.packets;
+		row->drops = ts.drops;
+		row->qlen = ts.qlen;
+	}
+}
+
+static int dump_cb(struct nl_msg *msg, void *arg)
+{
+	struct dump_ctx *c = arg;
+	struct nlmsghdr *nh = nlmsg_hdr(msg);
+	struct tcmsg *t = nlmsg_data(nh);
+	struct nlattr *tb[TCA_MAX + 1];
+	struct kc_row row = {0};
+
+	if (nlmsg_parse(nh, sizeof(*t), tb, TCA_MAX, NULL) < 0 || t->tcm_ifindex != c->ifindex)
+		return NL_OK;
+	row.classid = t->tcm_handle;
+	row.parent = t->tcm_parent;
+	if (tb[TCA_KIND])
+		snprintf(row.kind, sizeof(row.kind), "%s", (const char *)nla_data(tb[TCA_KIND]));
+	parse_stats(tb, &row);
+	if (c->classes) {
+		if (c->r->nrows < KC_MAXROWS)
+			c->r->rows[c->r->nrows++] = row;
+	} else if (t->tcm_parent == TC_H_ROOT) {
+		c->r->q_packets = row.packets;
+		c->r->q_bytes = row.bytes;
+		c->r->q_drops = row.drops;
+		c->r->q_qlen = row.qlen;
+		if (!strcmp(row.kind, "htb") && tb[TCA_OPTIONS]) {
+			struct nlattr *o[TCA_HTB_MAX + 1];
+
+			if (nla_parse_nested(o, TCA_HTB_MAX, tb[TCA_OPTIONS], NULL) >= 0 &&
+			    o[TCA_HTB_INIT] &&
+			    nla_len(o[TCA_HTB_INIT]) >= (int)sizeof(struct tc_htb_glob)) {
+				struct tc_htb_glob g;
+
+				memcpy(&g, nla_data(o[TCA_HTB_INIT]), sizeof(g));
+				c->r->direct = g.direct_pkts;
+				c->r->have_direct = 1;
+			}
+		}
+	}
+	return NL_OK;
+}
+
+static int kc_nl_dump(struct nl_sock *sk, int type, int ifindex, struct kc_result *r)
+{
+	struct tcmsg t = {.tcm_family = AF_UNSPEC, .tcm_ifindex = ifindex};
+	struct dump_ctx c = {.ifindex = ifindex, .classes = type == RTM_GETTCLASS, .r = r};
+	struct nl_cb *base = nl_socket_get_cb(sk), *cb = base ? nl_cb_clone(base) : NULL;
+	int rc;
+
+	nl_cb_put(base);
+	if (!cb)
+		return -NLE_NOMEM;
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, dump_cb, &c);
+	if (c.classes)
+		r->nrows = 0;
+	rc = nl_send_simple(sk, type, NLM_F_DUMP, &t, sizeof(t));
+	if (rc >= 0)
+		rc = nl_recvmsgs(sk, cb);
+	nl_cb_put(cb);
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- the child: namespace, links, tree, replay, counters ---- */
+
+static int write_sysctl(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1; /* no IPv6 at all: nothing to disable */
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
+static int link_setup(struct nl_sock *sk, const char *name, struct rtnl_link **out,
+		      struct kc_result *r)
+{
+	struct rtnl_link *l = NULL, *chg = rtnl_link_alloc();
+	int rc;
+
+	if (!chg)
+		return rfail(r, KCHECK_ERROR, "out of memory");
+	rc = rtnl_link_get_kernel(sk, 0, name, &l);
+	if (rc < 0) {
+		rtnl_link_put(chg);
+		return rfail(r, KCHECK_ERROR, "veth %s: %s", name, nl_geterror(rc));
+	}
+	rtnl_link_set_mtu(chg, 65535); /* veth's max_mtu: any captured frame fits */
+	rtnl_link_set_txqlen(chg, KC_TXQLEN);
+	rtnl_link_set_flags(chg, IFF_NOARP | IFF_UP);
+	rtnl_link_unset_flags(chg, IFF_MULTICAST);
+	rc = rtnl_link_change(sk, l, chg, 0);
+	rtnl_link_put(chg);
+	if (rc < 0) {
+		rtnl_link_put(l);
+		return rfail(r, KCHECK_ERROR,
+			     "cannot set veth %s up (mtu 65535, noarp, no multicast): %s", name,
+			     nl_geterror(rc));
+	}
+	rtnl_link_put(l);
+	/* fresh: its new mtu for libnl's rate tables */
+	rc = rtnl_link_get_kernel(sk, 0, name, out);
+	if (rc < 0)
+		return rfail(r, KCHECK_ERROR, "veth %s: %s", name, nl_geterror(rc));
+	if (rtnl_link_get_flags(*out) & IFF_MULTICAST || !(rtnl_link_get_flags(*out) & IFF_NOARP))
+		return rfail(r, KCHECK_ERROR, "veth %s kept ARP or multicast on", name);
+	return 0;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+static int replay(const struct kc_plan *pl, int ifindex, struct kc_result *r)
+{
+	struct sockaddr_ll sll = {
+	    .sll_family = AF_PACKET, .sll_protocol = 0, .sll_ifindex = ifindex};
+	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0), rc = 0;
+	char err[512];
+
+	if (fd < 0)
+		return rfail(r, KCHECK_CANNOT_RUN, "cannot open a packet socket: %s",
+			     strerror(errno));
+	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll))) {
+		rfail(r, KCHECK_ERROR, "cannot bind a packet socket to %s: %s", pl->kdev,
+		      strerror(errno));
+		close(fd);
+		return -1;
+	}
+	for (int i = 0; i < pl->ncaps && !rc; i++) {
+		struct capture *cap;
+		struct cap_pkt p;
+		uint64_t n = 0;
+		int k = 1;
+
+		if (cap_open(&cap, pl->caps[i], err, sizeof(err))) {
+			rc = rfail(r, KCHECK_ERROR, "%s", err);
+			break;
+		}
+		while ((!pl->limit || n < pl->limit) &&
+		       (k = cap_next(cap, &p, err, sizeof(err))) == 1) {
+			n++;
+			r->read++;
+			if (p.reject) {
+				r->rejected++;
+				continue;
+			}
+			if (p.caplen < p.len)
+				r->truncated++;
+			if (send(fd, p.data, p.caplen, 0) == (ssize_t)p.caplen) {
+				r->sent++;
+				r->sent_bytes += p.caplen;
+			} else {
+				if (!r->failed++) {
+					r->fail_errno = errno;
+					r->fail_index = p.index;
+					r->fail_cap = i;
+				}
+			}
+		}
+		if ((!pl->limit || n < pl->limit) && k < 0)
+			rc = rfail(r, KCHECK_ERROR, "%s", err);
+		cap_close(cap);
+	}
+	close(fd);
+	return rc;
+}
+
+static int kernel_side(const struct kc_plan *pl, struct kc_result *r)
+{
+	struct nl_sock *sk;
+	struct rtnl_link *link = NULL, *peer = NULL;
+	int rc, tree = 0;
+
+	if (unshare(CLONE_NEWNET))
+		return rfail(r, KCHECK_CANNOT_RUN,
+			     "cannot create a network namespace (%s): kernel-check needs root "
+			     "(CAP_SYS_ADMIN, CAP_NET_ADMIN, CAP_NET_RAW)",
+			     strerror(errno));
+	/* /proc/sys/net is this process's namespace's: IPv6 off before any link
+	 * exists, so no link-local address, no ND, no MLD */
+	if (write_sysctl("/proc/sys/net/ipv6/conf/all/disable_ipv6", "1") ||
+	    write_sysctl("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1"))
+		return rfail(r, KCHECK_ERROR, "cannot disable IPv6 in the namespace: %s",
+			     strerror(errno));
+	sk = nl_socket_alloc();
+	if (!sk)
+		return rfail(r, KCHECK_ERROR, "out of memory");
+	if ((rc = nl_connect(sk, NETLINK_ROUTE)) < 0) {
+		nl_socket_free(sk);
+		return rfail(r, KCHECK_ERROR, "rtnetlink: %s", nl_geterror(rc));
+	}
+	rc = rtnl_link_veth_add(sk, pl->kdev, pl->kpeer, getpid());
+	if (rc < 0) {
+		rfail(r, is_absent(rc) ? KCHECK_CANNOT_RUN : KCHECK_ERROR,
+		      "the kernel cannot create a veth pair: %s%s", nl_geterror(rc),
+		      is_absent(rc) ? " (no veth module?)" : "");
+		goto out;
+	}
+	if (link_setup(sk, pl->kpeer, &peer, r) || link_setup(sk, pl->kdev, &link, r))
+		goto out;
+	if (pl->mode != KCHECK_HTB) {
+		tree = 1;
+		for (int i = 0; i < pl->nkinds; i++) {
+			int has = probe_kind(sk, link, pl->kinds[i], r);
+
+			if (has < 0)
+				goto out;
+			if (!has) {
+				snprintf(r->absent + strlen(r->absent),
+					 sizeof(r->absent) - strlen(r->absent), "%ssch_%s",
+					 r->absent[0] ? ", " : "", pl->kinds[i]);
+				tree = 0;
+			}
+		}
+		if (!tree && pl->mode == KCHECK_TREE) {
+			rfail(r, KCHECK_CANNOT_RUN, "the kernel lacks %s (%s)", r->absent,
+			      pl->forced_tree ? "the htb stand-in replaces a prio root only"
+					      : "--tree");
+			goto out;
+		}
+	}
+	r->tree = tree;
+	if (tree ? build_tree(sk, link, pl->d->root, TC_H_ROOT, r) : build_htb(sk, link, pl, r))
+		goto out;
+	if (replay(pl, rtnl_link_get_ifindex(link), r))
+		goto out;
+	/* until the qdisc is empty (htb may hold a burst back for a while) */
+	for (int i = 0; i < 1000; i++) {
+		if ((rc = kc_nl_dump(sk, RTM_GETQDISC, rtnl_link_get_ifindex(link), r)) < 0) {
+			rfail(r, KCHECK_ERROR, "reading the qdisc's counters: %s", nl_geterror(rc));
+			goto out;
+		}
+		if (!r->q_qlen) {
+			r->drained = 1;
+			break;
+		}
+		sleep_ms(10);
+	}
+	if ((rc = kc_nl_dump(sk, RTM_GETTCLASS, rtnl_link_get_ifindex(link), r)) < 0) {
+		rfail(r, KCHECK_ERROR, "reading the classes' counters: %s", nl_geterror(rc));
+		goto out;
+	}
+	r->status = KCHECK_SAME;
+out:
+	if (link)
+		rtnl_link_put(link);
+	if (peer)
+		rtnl_link_put(peer);
+	nl_socket_free(sk);
+	return r->status == KCHECK_SAME ? 0 : -1;
+}
+
+static void write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+static void child_main(const struct kc_plan *pl, pid_t parent, int fd)
+{
+	static struct kc_result res;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
+	res.status = KCHECK_ERROR;
+	snprintf(res.msg, sizeof(res.msg), "the namespace's process stopped");
+	kernel_side(pl, &res);
+	write_all(fd, &res, sizeof(res));
+	_exit(0);
+}
+
+/* ---- the parent: signals ---- */
+
+volatile sig_atomic_t kc_signal;
+static volatile pid_t kc_child;
+static const int kc_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define KC_NSIG ((int)(sizeof(kc_signals) / sizeof(kc_signals[0])))
+
+static void kc_on_signal(int sig)
+{
+	kc_signal = sig;
+	if (kc_child > 0)
+		kill(kc_child, SIGKILL);
+}
+
+/* Forks the child, reads its report. 0, or -1 with the reason in r. */
+int kc_run_kernel(const struct kc_plan *pl, struct kc_result *r)
+{
+	struct sigaction sa = {0}, old[KC_NSIG] = {0};
+	sigset_t block, prev;
+	int fds[2], status = 0;
+	size_t got = 0;
+	pid_t pid, self = getpid();
+
+	if (pipe2(fds, O_CLOEXEC))
+		return rfail(r, KCHECK_ERROR, "pipe: %s", strerror(errno));
+	sigemptyset(&block);
+	for (int i = 0; i < KC_NSIG; i++)
+		sigaddset(&block, kc_signals[i]);
+	sigprocmask(SIG_BLOCK, &block, &prev);
+	sa.sa_handler = kc_on_signal; /* no SA_RESTART: read() returns */
+	sigemptyset(&sa.sa_mask);
+	kc_signal = 0;
+	kc_child = 0;
+	/* a signal the caller ignores (a background job's SIGINT) stays ignored */
+	for (int i = 0; i < KC_NSIG; i++)
+		if (!sigaction(kc_signals[i], NULL, &old[i]) && old[i].sa_handler != SIG_IGN)
+			sigaction(kc_signals[i], &sa, NULL);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		for (int i = 0; i < KC_NSIG; i++)
+			signal(kc_signals[i], old[i].sa_handler == SIG_IGN ? SIG_IGN : SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &prev, NULL);
+		close(fds[0]);
+		child_main(pl, self, fds[1]);
+	}
+	if (pid > 0)
+		kc_child = pid;
+	sigprocmask(SIG_SETMASK, &prev, NULL);
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		for (int i = 0; i < KC_NSIG; i++)
+			sigaction(kc_signals[i], &old[i], NULL);
+		return rfail(r, KCHECK_ERROR, "fork: %s", strerror(errno));
+	}
+	while (got < sizeof(*r)) {
+		ssize_t n = read(fds[0], (char *)r + got, sizeof(*r) - got);
+
+		if (n < 0 && errno == EINTR && !kc_signal)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fds[0]);
+	if (kc_signal || got < sizeof(*r))
+		kill(pid, SIGKILL); /* the namespace goes with it */
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	kc_child = 0;
+	for (int i = 0; i < KC_NSIG; i++)
+		sigaction(kc_signals[i], &old[i], NULL);
+	if (kc_signal)
+		return rfail(r, KCHECK_ERROR, "interrupted (%s): the namespace is gone",
+			     strsignal(kc_signal));
+	if (got < sizeof(*r)) {
+		if (WIFSIGNALED(status))
+			return rfail(r, KCHECK_ERROR, "the namespace's process died (%s)",
+				     strsignal(WTERMSIG(status)));
+		return rfail(r, KCHECK_ERROR, "the namespace's process stopped without a report");
+	}
+	return r->status == KCHECK_SAME ? 0 : -1;
+}

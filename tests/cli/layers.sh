@@ -65,6 +65,40 @@ mk=$(sed -n 's/^LAYERS *:= *//p' Makefile)
 # The tree itself.
 out=$(check .) && ok || { bad "the tree breaks its layering:"; printf '%s\n' "$out" | head -30; }
 
+# calls BUILD: what the includes cannot show, the objects do. Every symbol
+# an object of a layer uses must be defined in its own layer or a lower
+# one (a function declared by hand, or called through a header-less
+# extern, still shows here). Prints one line per upward call.
+calls() {
+	b=$1
+	for l in $LAYERS; do
+		for o in "$b/$l"/*.o; do
+			[ -f "$o" ] || continue
+			nm --defined-only -g "$o" | awk -v l="$l" -v f="${o#"$b"/}" 'NF == 3 { print "D", $3, l, f }'
+			nm -u "$o" | awk -v l="$l" -v f="${o#"$b"/}" '{ print "U", $NF, l, f }'
+		done
+	done | awk -v order="$LAYERS" '
+		BEGIN { n = split(order, o, " "); for (i = 1; i <= n; i++) rank[o[i]] = i }
+		$1 == "D" { def[$2] = $3; deff[$2] = $4; next }
+		{ use[++k] = $0 }
+		END {
+			for (i = 1; i <= k; i++) {
+				split(use[i], u, " ")
+				if ((u[2] in def) && rank[def[u[2]]] > rank[u[3]]) {
+					print u[4] " (" u[3] ") calls " u[2] "() of " deff[u[2]] " (" def[u[2]] ")"
+					bad = 1
+				}
+			}
+			exit bad
+		}'
+}
+
+if command -v nm >/dev/null 2>&1 && [ -d "${BUILD:-build}/sim" ]; then
+	out=$(calls "${BUILD:-build}") && ok || { bad "a lower layer calls a higher one:"; printf '%s\n' "$out" | head -30; }
+else
+	echo "layers.sh: no objects in ${BUILD:-build} or no nm: the call check is skipped"
+fi
+
 # The check can fail: an upward include, a circle and a missing header in
 # a made-up tree are each named.
 fake=$T_TMP/fake
@@ -81,4 +115,15 @@ expect_line() { # what, pattern
 expect_line "the upward include" "sim/sim.c (sim) includes report/trace.h (report)"
 expect_line "the circle" "circle of includes: "
 expect_line "the missing header" 'base/c.c: includes "nowhere.h", no header of any layer'
+
+# ... and so can the call check: base calling into sim.
+if command -v nm >/dev/null 2>&1 && command -v "${CC:-cc}" >/dev/null 2>&1; then
+	fb=$T_TMP/fake-build
+	mkdir -p "$fb/base" "$fb/sim"
+	printf 'void up(void);\nvoid low(void) { up(); }\n' >"$T_TMP/low.c"
+	printf 'void up(void) {}\n' >"$T_TMP/up.c"
+	"${CC:-cc}" -c -o "$fb/base/low.o" "$T_TMP/low.c" && "${CC:-cc}" -c -o "$fb/sim/up.o" "$T_TMP/up.c"
+	out=$(calls "$fb") && bad "an upward call in a made-up build passed" || ok
+	expect_line "the upward call" "base/low.o (base) calls up() of sim/up.o (sim)"
+fi
 finish

@@ -1,0 +1,80 @@
+/* output_int.h - the state of the outputs (output.h), shared by the files
+ * that make them; not a public API: everyone else goes through output.h. */
+#ifndef TCSIM_OUTPUT_INT_H
+#define TCSIM_OUTPUT_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "output.h"
+#include "qdisc.h"
+
+#define BAND_ROOT TC_H_ROOT /* the key of a root without leaf classes */
+#define ADAPT_START_NS 100000u /* adaptive sampling starts at 100 us */
+#define ADAPT_MAX_POINTS 2500  /* ... and coarsens past this many points */
+#define FIXED_MAX_POINTS (1u << 22) /* a fixed interval: at most 4M samples */
+
+enum { P_SENT, P_DROPPED }; /* the index of a band's pcap[], pkts[] and bytes[] */
+
+struct band {
+	uint32_t key;    /* leaf_classid, or BAND_ROOT */
+	char name[32];   /* "1:1", "root" */
+	char fname[32];  /* "1_1", "root" */
+	char label[128]; /* for plot legends: "1:1 (sfq 10:)" */
+	FILE *pcap[2];
+	uint64_t pkts[2], bytes[2];
+	/* backlog at each sample (o->nsamples of them) and at the end */
+	uint64_t *bl_bytes;
+	uint32_t *bl_pkts;
+	size_t bl_cap;
+	uint64_t end_bytes;
+	uint32_t end_pkts;
+	/* bytes sent per throughput bin */
+	uint64_t *tp;
+	size_t ntp;
+	struct hist qd, td;
+};
+
+struct odev {
+	const struct dev *d;
+	char fname[3 * DEV_NAMELEN];
+	struct band *bands; /* ordered by key (root last) */
+	int nbands;
+	int hint;
+};
+
+/* A destination directory and the private directory its files are written
+ * in until outputs_finish renames them. */
+struct outdir {
+	char *dir, *tmp;
+	char **names; /* files created in tmp */
+	int nnames;
+	char **placed; /* renamed into dir so far (undone on error) */
+	int nplaced;
+	int created; /* outputs_open made dir (removed again if left empty) */
+};
+
+struct outputs {
+	struct sim *s;
+	struct sim_observer obs; /* told of every packet's end */
+	struct outdir pcap, plot;
+	int want_pcap, want_plot;
+	uint64_t interval;
+	int adaptive, phase;
+	/* the samples: times[i], each band's bl_*[i] */
+	uint64_t next_sample;
+	uint64_t *times;
+	size_t nsamples, cap_samples;
+	int has_end;
+	uint64_t end_t;
+	/* every event up to `processed` has run (if processed_valid) */
+	int processed_valid;
+	uint64_t processed;
+	struct odev devs[SIM_MAX_DEVS];
+	int ndevs;
+	int err; /* first output failure, -errno */
+	char errmsg[512];
+};
+
+#endif

@@ -52,11 +52,7 @@
 
 #define CDF_STEPS 1000
 
-static const char *const pcap_kind[2] = {"sent", "dropped"};
-
-static void set_err(struct outputs *o, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void set_err(struct outputs *o, int code, const char *fmt, ...)
+void out_set_err(struct outputs *o, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -152,13 +148,13 @@ fail:
 }
 
 /* Records a file about to be created in the private directory; its path. */
-static char *outdir_add(struct outputs *o, struct outdir *od, const char *name)
+char *outdir_add(struct outputs *o, struct outdir *od, const char *name)
 {
 	char **v;
 
 	for (int i = 0; i < od->nnames; i++)
 		if (!strcmp(od->names[i], name)) {
-			set_err(o, -EEXIST, "%s/%s: two outputs want this name (device names too alike)",
+			out_set_err(o, -EEXIST, "%s/%s: two outputs want this name (device names too alike)",
 				od->dir, name);
 			return NULL;
 		}
@@ -166,7 +162,7 @@ static char *outdir_add(struct outputs *o, struct outdir *od, const char *name)
 	if (!v || !(v[od->nnames] = strdup(name))) {
 		if (v)
 			od->names = v;
-		set_err(o, -ENOMEM, "out of memory");
+		out_set_err(o, -ENOMEM, "out of memory");
 		return NULL;
 	}
 	od->names = v;
@@ -175,7 +171,7 @@ static char *outdir_add(struct outputs *o, struct outdir *od, const char *name)
 		char *p = path_join(od->tmp, name);
 
 		if (!p)
-			set_err(o, -ENOMEM, "out of memory");
+			out_set_err(o, -ENOMEM, "out of memory");
 		return p;
 	}
 }
@@ -274,7 +270,7 @@ static struct odev *odev_get(struct outputs *o, const struct dev *d)
 		if (o->devs[i].d == d)
 			return &o->devs[i];
 	if (o->ndevs == SIM_MAX_DEVS) {
-		set_err(o, -ENOSPC, "too many devices");
+		out_set_err(o, -ENOSPC, "too many devices");
 		return NULL;
 	}
 	{
@@ -329,7 +325,7 @@ static struct band *band_get(struct outputs *o, struct odev *od, uint32_t key)
 	}
 	b = realloc(od->bands, (size_t)(od->nbands + 1) * sizeof(*b));
 	if (!b) {
-		set_err(o, -ENOMEM, "out of memory");
+		out_set_err(o, -ENOMEM, "out of memory");
 		return NULL;
 	}
 	od->bands = b;
@@ -340,7 +336,7 @@ static struct band *band_get(struct outputs *o, struct odev *od, uint32_t key)
 	b->key = key;
 	band_names(b);
 	if (o->want_plot && band_bl_reserve(b, o->nsamples)) {
-		set_err(o, -ENOMEM, "out of memory");
+		out_set_err(o, -ENOMEM, "out of memory");
 		return NULL;
 	}
 	od->hint = i;
@@ -370,85 +366,6 @@ static uint32_t band_key(const struct dev *d, const struct pkt *p)
 	return root_has_leaves(d) && TC_H_MIN(p->leaf_classid) ? p->leaf_classid : BAND_ROOT;
 }
 
-/* ---- pcap ---- */
-
-struct pcap_hdr {
-	uint32_t magic;
-	uint16_t major, minor;
-	int32_t thiszone;
-	uint32_t sigfigs, snaplen, linktype;
-};
-
-struct pcap_rec {
-	uint32_t sec, nsec, caplen, len;
-};
-
-#define PCAP_SNAPLEN 262144u
-
-static FILE *pcap_create(struct outputs *o, struct odev *od, struct band *b, int kind)
-{
-	static const struct pcap_hdr h = {0xa1b23c4d, 2, 4, 0, 0, PCAP_SNAPLEN, 1 /* ETHERNET */};
-	char name[128];
-	char *path;
-	FILE *f;
-
-	snprintf(name, sizeof(name), "%s-%s-%s.pcap", od->fname, b->fname, pcap_kind[kind]);
-	path = outdir_add(o, &o->pcap, name);
-	if (!path)
-		return NULL;
-	f = fopen(path, "wb");
-	if (!f || fwrite(&h, sizeof(h), 1, f) != 1) {
-		int e = errno ? errno : EIO;
-
-		set_err(o, -e, "%s/%s: cannot write: %s", o->pcap.dir, name, strerror(e));
-		if (f)
-			fclose(f);
-		free(path);
-		return NULL;
-	}
-	free(path);
-	return f;
-}
-
-/* The frame as on the wire: an offloaded VLAN tag goes back after the MAC
- * addresses (the NIC inserts it on transmit). */
-static void pcap_write(struct outputs *o, struct odev *od, struct band *b, int kind,
-		       const struct pkt *p)
-{
-	uint64_t t = kind == P_SENT ? p->t_depart : p->t_arrive;
-	uint32_t tag = p->vlan_present ? 4 : 0;
-	struct pcap_rec rec = {(uint32_t)(t / 1000000000u), (uint32_t)(t % 1000000000u),
-			       p->caplen + tag, p->len + tag};
-	FILE *f = b->pcap[kind];
-
-	if (!f && !(f = b->pcap[kind] = pcap_create(o, od, b, kind)))
-		return;
-	if (t / 1000000000u > UINT32_MAX) {
-		set_err(o, -EOVERFLOW, "%s: packet %" PRIu64 " at %" PRIu64
-			" ns: past the 32-bit seconds of pcap", od->d->name, p->id, t);
-		return;
-	}
-	if (rec.caplen > PCAP_SNAPLEN)
-		rec.caplen = PCAP_SNAPLEN; /* never: frames are < 2^18 bytes */
-	if (fwrite(&rec, sizeof(rec), 1, f) != 1)
-		goto io;
-	if (tag) {
-		uint32_t head = p->caplen < 12 ? p->caplen : 12;
-		uint8_t vh[4] = {(uint8_t)(p->vlan_proto >> 8), (uint8_t)p->vlan_proto,
-				 (uint8_t)(p->vlan_tci >> 8), (uint8_t)p->vlan_tci};
-
-		if ((head && fwrite(p->data, head, 1, f) != 1) || fwrite(vh, 4, 1, f) != 1 ||
-		    (p->caplen > head && fwrite(p->data + head, rec.caplen - 4 - head, 1, f) != 1))
-			goto io;
-	} else if (rec.caplen && fwrite(p->data, rec.caplen, 1, f) != 1) {
-		goto io;
-	}
-	return;
-io:
-	set_err(o, errno ? -errno : -EIO, "%s: cannot write a %s pcap of %s: %s", o->pcap.dir,
-		pcap_kind[kind], od->d->name, strerror(errno ? errno : EIO));
-}
-
 /* ---- the hook ---- */
 
 /* A packet's bytes over the bins its transmission [from, to) spans, in
@@ -465,7 +382,7 @@ static int tp_add(struct outputs *o, struct band *b, uint64_t from, uint64_t to,
 		uint64_t *v;
 
 		if (!o->adaptive && last >= FIXED_MAX_POINTS) {
-			set_err(o, -E2BIG, "--plot-interval %" PRIu64 " ns: more than %u throughput bins; "
+			out_set_err(o, -E2BIG, "--plot-interval %" PRIu64 " ns: more than %u throughput bins; "
 				"give a longer interval", o->interval, FIXED_MAX_POINTS);
 			return -E2BIG;
 		}
@@ -473,7 +390,7 @@ static int tp_add(struct outputs *o, struct band *b, uint64_t from, uint64_t to,
 			n *= 2;
 		v = realloc(b->tp, n * sizeof(*v));
 		if (!v) {
-			set_err(o, -ENOMEM, "out of memory");
+			out_set_err(o, -ENOMEM, "out of memory");
 			return -ENOMEM;
 		}
 		memset(v + b->ntp, 0, (n - b->ntp) * sizeof(*v));
@@ -504,14 +421,14 @@ static void on_done(void *arg, const struct dev *d, const struct pkt *p)
 	b->pkts[kind]++;
 	b->bytes[kind] += p->len;
 	if (o->want_pcap)
-		pcap_write(o, od, b, kind, p);
+		opcap_write(o, od, b, kind, p);
 	if (o->want_plot && kind == P_SENT) {
 		/* on_done runs when the transmission ends: now */
 		if (tp_add(o, b, p->t_dequeue, d->sim->now, p->len))
 			return;
 		if (hist_add(&b->qd, p->t_dequeue - p->t_arrive) ||
 		    hist_add(&b->td, p->t_depart - p->t_arrive))
-			set_err(o, -ENOMEM, "out of memory");
+			out_set_err(o, -ENOMEM, "out of memory");
 	}
 }
 
@@ -553,7 +470,7 @@ static void take_sample(struct outputs *o, uint64_t t, int end)
 		uint64_t *v = realloc(o->times, cap * sizeof(*v));
 
 		if (!v) {
-			set_err(o, -ENOMEM, "out of memory");
+			out_set_err(o, -ENOMEM, "out of memory");
 			return;
 		}
 		o->times = v;
@@ -572,7 +489,7 @@ static void take_sample(struct outputs *o, uint64_t t, int end)
 				b->end_bytes = 0;
 				b->end_pkts = 0;
 			} else if (band_bl_reserve(b, o->nsamples)) {
-				set_err(o, -ENOMEM, "out of memory");
+				out_set_err(o, -ENOMEM, "out of memory");
 				return;
 			} else {
 				b->bl_bytes[o->nsamples] = 0;
@@ -746,7 +663,7 @@ int outputs_run_until(struct outputs *o, uint64_t until)
 		if (o->adaptive && o->nsamples > ADAPT_MAX_POINTS)
 			coarsen(o);
 		else if (!o->adaptive && o->nsamples >= FIXED_MAX_POINTS)
-			set_err(o, -E2BIG, "--plot-interval %" PRIu64 " ns: more than %u samples; "
+			out_set_err(o, -E2BIG, "--plot-interval %" PRIu64 " ns: more than %u samples; "
 				"give a longer interval", o->interval, FIXED_MAX_POINTS);
 	}
 	r = until == UINT64_MAX ? sim_run(s) : step(o, until);
@@ -832,7 +749,7 @@ void outputs_abort(struct outputs *o)
 	outputs_free(o);
 }
 
-/* ---- finishing: bands, pcaps ---- */
+/* ---- finishing: bands ---- */
 
 struct label_ctx {
 	struct outputs *o;
@@ -888,29 +805,6 @@ static void cover_bands(struct outputs *o)
 	}
 }
 
-static int close_pcaps(struct outputs *o)
-{
-	for (int i = 0; i < o->ndevs; i++)
-		for (int k = 0; k < o->devs[i].nbands; k++) {
-			struct band *b = &o->devs[i].bands[k];
-
-			for (int j = 0; j < 2; j++) {
-				if (!b->pcap[j] && !o->err)
-					b->pcap[j] = pcap_create(o, &o->devs[i], b, j);
-				if (b->pcap[j]) {
-					int bad = fflush(b->pcap[j]) || ferror(b->pcap[j]);
-
-					bad |= fclose(b->pcap[j]) != 0;
-					b->pcap[j] = NULL;
-					if (bad)
-						set_err(o, errno ? -errno : -EIO, "%s: cannot write: %s",
-							o->pcap.dir, strerror(errno ? errno : EIO));
-				}
-			}
-		}
-	return o->err;
-}
-
 /* ---- finishing: plots ---- */
 
 static FILE *plot_file(struct outputs *o, const struct odev *od, const char *suffix)
@@ -924,7 +818,7 @@ static FILE *plot_file(struct outputs *o, const struct odev *od, const char *suf
 		return NULL;
 	f = fopen(path, "w");
 	if (!f)
-		set_err(o, -errno, "%s/%s: cannot write: %s", o->plot.dir, name, strerror(errno));
+		out_set_err(o, -errno, "%s/%s: cannot write: %s", o->plot.dir, name, strerror(errno));
 	free(path);
 	return f;
 }
@@ -935,7 +829,7 @@ static void plot_close(struct outputs *o, FILE *f)
 
 	bad |= fclose(f) != 0;
 	if (bad)
-		set_err(o, errno ? -errno : -EIO, "%s: cannot write: %s", o->plot.dir,
+		out_set_err(o, errno ? -errno : -EIO, "%s: cannot write: %s", o->plot.dir,
 			strerror(errno ? errno : EIO));
 }
 
@@ -1278,14 +1172,14 @@ static void render(struct outputs *o)
 	argv = calloc((size_t)o->ndevs + 2, sizeof(*argv));
 	log = tmpfile();
 	if (!argv || !log) {
-		set_err(o, -ENOMEM, "out of memory");
+		out_set_err(o, -ENOMEM, "out of memory");
 		goto out;
 	}
 	argv[0] = gp;
 	for (int i = 0; i < o->ndevs; i++)
 		if (asprintf(&argv[i + 1], "%s.gp", o->devs[i].fname) < 0) {
 			argv[i + 1] = NULL;
-			set_err(o, -ENOMEM, "out of memory");
+			out_set_err(o, -ENOMEM, "out of memory");
 			goto out;
 		}
 	fflush(NULL);
@@ -1334,7 +1228,7 @@ static void render(struct outputs *o)
 					 render_exts[e]);
 				p = path_join(o->plot.tmp, name);
 				if (!p) {
-					set_err(o, -ENOMEM, "out of memory");
+					out_set_err(o, -ENOMEM, "out of memory");
 					break;
 				}
 				if (stat(p, &st) == 0) {
@@ -1366,7 +1260,7 @@ int outputs_finish(struct outputs *o, char *err, size_t errlen)
 		goto fail;
 	cover_bands(o);
 	if (o->want_pcap)
-		close_pcaps(o);
+		opcap_close_pcaps(o);
 	if (o->want_plot && !o->has_end)
 		take_sample(o, o->s->now, 1); /* never stepped through outputs_run_until */
 	if (o->want_plot)

@@ -77,4 +77,23 @@ struct outputs {
 	char errmsg[512];
 };
 
+/* output.c */
+
+/* Records a failure in o->err and o->errmsg; only the first is kept, the
+ * later ones being its consequences. */
+void out_set_err(struct outputs *o, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Records a file about to be created in od's private directory; its path
+ * (free it), or NULL with o->err set (two outputs with the same name). */
+char *outdir_add(struct outputs *o, struct outdir *od, const char *name);
+
+/* out_pcap.c */
+
+/* Appends p to b's pcap of its kind (P_SENT, P_DROPPED), created on the
+ * band's first packet. A failure goes to o->err. */
+void opcap_write(struct outputs *o, struct odev *od, struct band *b, int kind,
+		 const struct pkt *p);
+/* Closes every band's pcaps, creating the empty ones first. o->err. */
+int opcap_close_pcaps(struct outputs *o);
+
 #endif

@@ -86,6 +86,8 @@ void out_set_err(struct outputs *o, int code, const char *fmt, ...)
 /* Records a file about to be created in od's private directory; its path
  * (free it), or NULL with o->err set (two outputs with the same name). */
 char *outdir_add(struct outputs *o, struct outdir *od, const char *name);
+/* dir/name, malloc'd; NULL when out of memory. */
+char *out_path_join(const char *dir, const char *name);
 
 /* out_pcap.c */
 
@@ -95,5 +97,16 @@ void opcap_write(struct outputs *o, struct odev *od, struct band *b, int kind,
 		 const struct pkt *p);
 /* Closes every band's pcaps, creating the empty ones first. o->err. */
 int opcap_close_pcaps(struct outputs *o);
+
+/* out_plot.c */
+
+/* Adds a sent packet to its band's throughput bins and delay histograms;
+ * called when its transmission ends. A failure goes to o->err. */
+void oplot_sent(struct outputs *o, const struct dev *d, struct band *b, const struct pkt *p);
+/* Writes every device's CSV files and gnuplot script. */
+void oplot_write_files(struct outputs *o);
+/* Runs gnuplot on the scripts; its PNG and SVG files join the outputs. A
+ * missing or failing gnuplot is said on stderr, not an error. */
+void oplot_render(struct outputs *o);
 
 #endif

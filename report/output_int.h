@@ -89,6 +89,23 @@ char *outdir_add(struct outputs *o, struct outdir *od, const char *name);
 /* dir/name, malloc'd; NULL when out of memory. */
 char *out_path_join(const char *dir, const char *name);
 
+/* A device's entry, made on first use; NULL (o->err) past SIM_MAX_DEVS. */
+struct odev *out_odev_get(struct outputs *o, const struct dev *d);
+/* The band of key (a leaf classid or BAND_ROOT), made on first use with a
+ * zero backlog so far; NULL (o->err) when out of memory. */
+struct band *out_band_get(struct outputs *o, struct odev *od, uint32_t key);
+/* Room for sample n in a band's backlog arrays (zeros up to it). 0 or
+ * -ENOMEM. */
+int out_band_bl_reserve(struct band *b, size_t n);
+/* The root has classes with leaf qdiscs (prio): bands are those classes. */
+int out_root_has_leaves(const struct dev *d);
+
+/* out_sample.c */
+
+/* Reads every band's backlog as the sample at t: the next one
+ * (o->nsamples), or with end the end sample. A failure goes to o->err. */
+void out_take_sample(struct outputs *o, uint64_t t, int end);
+
 /* out_pcap.c */
 
 /* Appends p to b's pcap of its kind (P_SENT, P_DROPPED), created on the

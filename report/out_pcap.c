@@ -1,6 +1,7 @@
 /* out_pcap.c - the pcap files of the outputs (output.h): per band, the
  * packets it sent, stamped at departure, and those it dropped, at arrival.
- * Files are made on a band's first packet, or at the end for a band that
+ *
+ * A file is made on its band's first packet, or at the end for a band that
  * had none, so that every band of the final tree has both. */
 #include <errno.h>
 #include <inttypes.h>
@@ -53,8 +54,7 @@ static FILE *pcap_create(struct outputs *o, struct odev *od, struct band *b, int
 
 /* The frame as on the wire: an offloaded VLAN tag goes back after the MAC
  * addresses (the NIC inserts it on transmit). */
-void opcap_write(struct outputs *o, struct odev *od, struct band *b, int kind,
-		 const struct pkt *p)
+void opcap_write(struct outputs *o, struct odev *od, struct band *b, int kind, const struct pkt *p)
 {
 	uint64_t t = kind == P_SENT ? p->t_depart : p->t_arrive;
 	uint32_t tag = p->vlan_present ? 4 : 0;
@@ -65,8 +65,10 @@ void opcap_write(struct outputs *o, struct odev *od, struct band *b, int kind,
 	if (!f && !(f = b->pcap[kind] = pcap_create(o, od, b, kind)))
 		return;
 	if (t / 1000000000u > UINT32_MAX) {
-		out_set_err(o, -EOVERFLOW, "%s: packet %" PRIu64 " at %" PRIu64
-			" ns: past the 32-bit seconds of pcap", od->d->name, p->id, t);
+		out_set_err(o, -EOVERFLOW,
+			    "%s: packet %" PRIu64 " at %" PRIu64
+			    " ns: past the 32-bit seconds of pcap",
+			    od->d->name, p->id, t);
 		return;
 	}
 	if (rec.caplen > PCAP_SNAPLEN)
@@ -87,7 +89,7 @@ void opcap_write(struct outputs *o, struct odev *od, struct band *b, int kind,
 	return;
 io:
 	out_set_err(o, errno ? -errno : -EIO, "%s: cannot write a %s pcap of %s: %s", o->pcap.dir,
-		pcap_kind[kind], od->d->name, strerror(errno ? errno : EIO));
+		    pcap_kind[kind], od->d->name, strerror(errno ? errno : EIO));
 }
 
 /* Writes and closes every pcap; a band without packets gets its empty
@@ -108,8 +110,9 @@ int opcap_close_pcaps(struct outputs *o)
 					bad |= fclose(b->pcap[j]) != 0;
 					b->pcap[j] = NULL;
 					if (bad)
-						out_set_err(o, errno ? -errno : -EIO, "%s: cannot write: %s",
-							o->pcap.dir, strerror(errno ? errno : EIO));
+						out_set_err(o, errno ? -errno : -EIO,
+							    "%s: cannot write: %s", o->pcap.dir,
+							    strerror(errno ? errno : EIO));
 				}
 			}
 		}

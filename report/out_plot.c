@@ -1,6 +1,8 @@
-/* out_plot.c - the plots of the outputs (output.h): per device, throughput
- * bins and delay histograms fed by sent packets, written as CSV files with
- * a gnuplot script at the end, and rendered when gnuplot is present. */
+/* out_plot.c - the plots of the outputs (output.h): per device, CSV files
+ * of backlog, throughput and delay CDF, a gnuplot script, and its renders.
+ *
+ * Throughput bins and delay histograms are fed by each sent packet; the
+ * backlog samples come from out_sample.c. gnuplot runs when present. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -25,7 +27,8 @@
  * rate allows; the shares add up to exactly `bytes`. */
 static int tp_add(struct outputs *o, struct band *b, uint64_t from, uint64_t to, uint64_t bytes)
 {
-	uint64_t last = (to > from ? to - 1 : to) / o->interval, first = from < to ? from / o->interval : last;
+	uint64_t last = (to > from ? to - 1 : to) / o->interval,
+		 first = from < to ? from / o->interval : last;
 	uint64_t given = 0;
 
 	if (last >= b->ntp) {
@@ -33,8 +36,10 @@ static int tp_add(struct outputs *o, struct band *b, uint64_t from, uint64_t to,
 		uint64_t *v;
 
 		if (!o->adaptive && last >= FIXED_MAX_POINTS) {
-			out_set_err(o, -E2BIG, "--plot-interval %" PRIu64 " ns: more than %u throughput bins; "
-				"give a longer interval", o->interval, FIXED_MAX_POINTS);
+			out_set_err(o, -E2BIG,
+				    "--plot-interval %" PRIu64 " ns: more than %u throughput bins; "
+				    "give a longer interval",
+				    o->interval, FIXED_MAX_POINTS);
 			return -E2BIG;
 		}
 		while (n <= last)
@@ -51,8 +56,9 @@ static int tp_add(struct outputs *o, struct band *b, uint64_t from, uint64_t to,
 	for (uint64_t k = first; k <= last; k++) {
 		uint64_t end = k == last ? to : (k + 1) * o->interval;
 		/* the share of [from, end): cumulative, so rounding loses nothing */
-		uint64_t upto = k == last ? bytes
-				: (uint64_t)((unsigned __int128)bytes * (end - from) / (to - from));
+		uint64_t upto =
+		    k == last ? bytes
+			      : (uint64_t)((unsigned __int128)bytes * (end - from) / (to - from));
 
 		b->tp[k] += upto - given;
 		given = upto;
@@ -83,7 +89,8 @@ static FILE *plot_file(struct outputs *o, const struct odev *od, const char *suf
 		return NULL;
 	f = fopen(path, "w");
 	if (!f)
-		out_set_err(o, -errno, "%s/%s: cannot write: %s", o->plot.dir, name, strerror(errno));
+		out_set_err(o, -errno, "%s/%s: cannot write: %s", o->plot.dir, name,
+			    strerror(errno));
 	free(path);
 	return f;
 }
@@ -95,7 +102,7 @@ static void plot_close(struct outputs *o, FILE *f)
 	bad |= fclose(f) != 0;
 	if (bad)
 		out_set_err(o, errno ? -errno : -EIO, "%s: cannot write: %s", o->plot.dir,
-			strerror(errno ? errno : EIO));
+			    strerror(errno ? errno : EIO));
 }
 
 static void put_seconds(FILE *f, uint64_t ns)
@@ -284,7 +291,8 @@ static void write_gp(struct outputs *o, const struct odev *od)
 		"      set terminal png size 1280,800 noenhanced\n"
 		"    }\n"
 		"  } else {\n"
-		"    set terminal svg size 1280,800 dynamic noenhanced font \"sans,10\" background \"white\"\n"
+		"    set terminal svg size 1280,800 dynamic noenhanced font \"sans,10\" background "
+		"\"white\"\n"
 		"  }\n",
 		base, d->name, base, base, base, base, base);
 
@@ -294,14 +302,17 @@ static void write_gp(struct outputs *o, const struct odev *od)
 	{
 		char t[256];
 
-		snprintf(t, sizeof(t), "%s: backlog per band (queued in each band's qdisc, sampled every %s)",
+		snprintf(t, sizeof(t),
+			 "%s: backlog per band (queued in each band's qdisc, sampled every %s)",
 			 d->name, iv);
 		gp_str(f, t);
 	}
 	fputs("\n  unset logscale\n  set autoscale\n  set yrange [0:*]\n", f);
 	if (end_s > 0)
 		fprintf(f, "  set xrange [0:%.9f]\n", end_s);
-	fputs("  set xlabel \"time (s)\"\n  set ylabel \"backlog (bytes)\"\n  set format y \"%.1s%c\"\n  ", f);
+	fputs("  set xlabel \"time (s)\"\n  set ylabel \"backlog (bytes)\"\n  set format y "
+	      "\"%.1s%c\"\n  ",
+	      f);
 	gp_series(f, od, csv[0], "with steps lw 2", 2, 2, "plot ");
 	fputs("\n  set ylabel \"backlog (packets)\"\n  set format y \"%g\"\n  ", f);
 	gp_series(f, od, csv[0], "with steps lw 2", 3, 2, "plot ");
@@ -312,18 +323,22 @@ static void write_gp(struct outputs *o, const struct odev *od)
 	{
 		char t[256];
 
-		snprintf(t, sizeof(t), "%s: throughput per band (bits transmitted per %s bin; line rate %s)",
+		snprintf(t, sizeof(t),
+			 "%s: throughput per band (bits transmitted per %s bin; line rate %s)",
 			 d->name, iv, rate);
 		gp_str(f, t);
 	}
 	fputs("\n  set ylabel \"throughput (bit/s)\"\n  set format y \"%.1s%c\"\n  ", f);
 	fputs("plot ", f);
 	gp_str(f, csv[1]);
-	fprintf(f, " using 1:%d with fillsteps fs solid 0.25 noborder lc rgb \"gray60\" title \"total\"",
-		2 + 2 * od->nbands);
+	fprintf(
+	    f,
+	    " using 1:%d with fillsteps fs solid 0.25 noborder lc rgb \"gray60\" title \"total\"",
+	    2 + 2 * od->nbands);
 	gp_series(f, od, csv[1], "with steps lw 2", 3, 2, ", \\\n     ");
 	if (d->rate_bps)
-		fprintf(f, ", \\\n     %" PRIu64 " with lines ls 100 title \"line rate %s\"", d->rate_bps, rate);
+		fprintf(f, ", \\\n     %" PRIu64 " with lines ls 100 title \"line rate %s\"",
+			d->rate_bps, rate);
 	fputs("\n  unset title\n", f);
 
 	/* delay CDFs: queue and total side by side, log x when there is a
@@ -336,8 +351,10 @@ static void write_gp(struct outputs *o, const struct odev *od)
 		snprintf(t, sizeof(t), "%s: delay CDF per band (sent packets)", d->name);
 		gp_str(f, t);
 	}
-	fputs("\n  set autoscale\n  set yrange [0:1]\n  set format y \"%g\"\n  set format x \"%g\"\n"
-	      "  set ylabel \"fraction of packets\"\n  set key inside right bottom\n", f);
+	fputs(
+	    "\n  set autoscale\n  set yrange [0:1]\n  set format y \"%g\"\n  set format x \"%g\"\n"
+	    "  set ylabel \"fraction of packets\"\n  set key inside right bottom\n",
+	    f);
 	for (int panel = 0; panel < 2; panel++) {
 		int nwith = 0, npos = 0;
 
@@ -351,14 +368,18 @@ static void write_gp(struct outputs *o, const struct odev *od)
 			panel ? "total delay (queue + transmission + propagation)"
 			      : "queue delay (arrival to dequeue)");
 		if (npos) {
-			fputs("  set logscale x\n  set xlabel \"delay (ms, log scale; zero delays not shown)\"\n", f);
+			fputs("  set logscale x\n  set xlabel \"delay (ms, log scale; zero delays "
+			      "not shown)\"\n",
+			      f);
 		} else {
 			fputs("  unset logscale x\n  set xlabel \"delay (ms)\"\n", f);
 		}
 		if (!nwith) {
-			fputs("  unset key\n  set label 1 \"no packets sent\" at graph 0.5,0.5 center\n"
+			fputs("  unset key\n  set label 1 \"no packets sent\" at graph 0.5,0.5 "
+			      "center\n"
 			      "  set xrange [0:1]\n  plot 2 notitle\n  unset label 1\n  set key\n"
-			      "  set autoscale x\n", f);
+			      "  set autoscale x\n",
+			      f);
 			continue;
 		}
 		fputs("  plot ", f);
@@ -381,7 +402,8 @@ static void write_gp(struct outputs *o, const struct odev *od)
 		fputc('\n', f);
 	}
 	fputs("  unset title\n  unset multiplot\n  set key outside right top vertical\n"
-	      "  set output\n}\n", f);
+	      "  set output\n}\n",
+	      f);
 	plot_close(o, f);
 }
 
@@ -440,9 +462,11 @@ void oplot_render(struct outputs *o)
 		if (env && !*env)
 			return; /* rendering turned off */
 		if (!told)
-			fprintf(stderr, "tcsim: gnuplot is not installed: PNG and SVG plots skipped (the CSV "
-					"files and gnuplot scripts are written; Debian: apt-get install "
-					"gnuplot-nox)\n");
+			fprintf(
+			    stderr,
+			    "tcsim: gnuplot is not installed: PNG and SVG plots skipped (the CSV "
+			    "files and gnuplot scripts are written; Debian: apt-get install "
+			    "gnuplot-nox)\n");
 		told = 1;
 		return;
 	}
@@ -488,7 +512,9 @@ void oplot_render(struct outputs *o)
 		char line[512];
 		int n = 0;
 
-		fprintf(stderr, "tcsim: gnuplot (%s) failed; PNG and SVG plots skipped (the scripts are in %s):\n",
+		fprintf(stderr,
+			"tcsim: gnuplot (%s) failed; PNG and SVG plots skipped (the scripts are in "
+			"%s):\n",
 			gp, o->plot.dir);
 		rewind(log);
 		while (n++ < 8 && fgets(line, sizeof(line), log))
@@ -501,8 +527,8 @@ void oplot_render(struct outputs *o)
 				char name[128], *p;
 				struct stat st;
 
-				snprintf(name, sizeof(name), "%s-%s.%s", o->devs[i].fname, render_kinds[k],
-					 render_exts[e]);
+				snprintf(name, sizeof(name), "%s-%s.%s", o->devs[i].fname,
+					 render_kinds[k], render_exts[e]);
 				p = out_path_join(o->plot.tmp, name);
 				if (!p) {
 					out_set_err(o, -ENOMEM, "out of memory");

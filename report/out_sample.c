@@ -254,8 +254,10 @@ int outputs_run_until(struct outputs *o, uint64_t until)
 		if (o->adaptive && o->nsamples > ADAPT_MAX_POINTS)
 			coarsen(o);
 		else if (!o->adaptive && o->nsamples >= FIXED_MAX_POINTS)
-			out_set_err(o, -E2BIG, "--plot-interval %" PRIu64 " ns: more than %u samples; "
-				"give a longer interval", o->interval, FIXED_MAX_POINTS);
+			out_set_err(o, -E2BIG,
+				    "--plot-interval %" PRIu64 " ns: more than %u samples; "
+				    "give a longer interval",
+				    o->interval, FIXED_MAX_POINTS);
 	}
 	r = until == UINT64_MAX ? sim_run(s) : step(o, until);
 	if (r)
@@ -270,4 +272,3 @@ const char *outputs_error(const struct outputs *o)
 		return o->s->err;
 	return o->err ? o->errmsg : "";
 }
-

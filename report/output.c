@@ -56,8 +56,9 @@ static void safe_name(char *out, size_t n, const char *in)
 
 	for (; *in && i + 1 < n; in++) {
 		char c = *in;
-		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-			 c == '.' || c == '_' || c == '-' || c == '+' || c == '@';
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			 (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-' || c == '+' ||
+			 c == '@';
 
 		out[i++] = ok ? c : '_';
 	}
@@ -91,7 +92,8 @@ char *out_path_join(const char *dir, const char *name)
 	return p;
 }
 
-static int outdir_open(struct outdir *od, const char *dir, const char *what, char *err, size_t errlen)
+static int outdir_open(struct outdir *od, const char *dir, const char *what, char *err,
+		       size_t errlen)
 {
 	struct stat st;
 	int e;
@@ -138,8 +140,9 @@ char *outdir_add(struct outputs *o, struct outdir *od, const char *name)
 
 	for (int i = 0; i < od->nnames; i++)
 		if (!strcmp(od->names[i], name)) {
-			out_set_err(o, -EEXIST, "%s/%s: two outputs want this name (device names too alike)",
-				od->dir, name);
+			out_set_err(o, -EEXIST,
+				    "%s/%s: two outputs want this name (device names too alike)",
+				    od->dir, name);
 			return NULL;
 		}
 	v = realloc(od->names, (size_t)(od->nnames + 1) * sizeof(*v));
@@ -216,7 +219,8 @@ static int outdir_place(struct outdir *od, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	for (int i = 0; i < od->nnames; i++) {
-		char *from = out_path_join(od->tmp, od->names[i]), *to = out_path_join(od->dir, od->names[i]);
+		char *from = out_path_join(od->tmp, od->names[i]),
+		     *to = out_path_join(od->dir, od->names[i]);
 		int e;
 
 		if (!from || !to) {

@@ -10,17 +10,17 @@
 #include "output.h"
 #include "qdisc.h"
 
-#define BAND_ROOT TC_H_ROOT /* the key of a root without leaf classes */
-#define ADAPT_START_NS 100000u /* adaptive sampling starts at 100 us */
-#define ADAPT_MAX_POINTS 2500  /* ... and coarsens past this many points */
+#define BAND_ROOT TC_H_ROOT	    /* the key of a root without leaf classes */
+#define ADAPT_START_NS 100000u	    /* adaptive sampling starts at 100 us */
+#define ADAPT_MAX_POINTS 2500	    /* ... and coarsens past this many points */
 #define FIXED_MAX_POINTS (1u << 22) /* a fixed interval: at most 4M samples */
 
 enum { P_SENT, P_DROPPED }; /* the index of a band's pcap[], pkts[] and bytes[] */
 
 struct band {
-	uint32_t key;    /* leaf_classid, or BAND_ROOT */
-	char name[32];   /* "1:1", "root" */
-	char fname[32];  /* "1_1", "root" */
+	uint32_t key;	 /* leaf_classid, or BAND_ROOT */
+	char name[32];	 /* "1:1", "root" */
+	char fname[32];	 /* "1_1", "root" */
 	char label[128]; /* for plot legends: "1:1 (sfq 10:)" */
 	FILE *pcap[2];
 	uint64_t pkts[2], bytes[2];
@@ -82,7 +82,7 @@ struct outputs {
 /* Records a failure in o->err and o->errmsg; only the first is kept, the
  * later ones being its consequences. */
 void out_set_err(struct outputs *o, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* Records a file about to be created in od's private directory; its path
  * (free it), or NULL with o->err set (two outputs with the same name). */
 char *outdir_add(struct outputs *o, struct outdir *od, const char *name);
@@ -110,8 +110,7 @@ void out_take_sample(struct outputs *o, uint64_t t, int end);
 
 /* Appends p to b's pcap of its kind (P_SENT, P_DROPPED), created on the
  * band's first packet. A failure goes to o->err. */
-void opcap_write(struct outputs *o, struct odev *od, struct band *b, int kind,
-		 const struct pkt *p);
+void opcap_write(struct outputs *o, struct odev *od, struct band *b, int kind, const struct pkt *p);
 /* Closes every band's pcaps, creating the empty ones first. o->err. */
 int opcap_close_pcaps(struct outputs *o);
 

@@ -1,6 +1,10 @@
-/* output.c - pcap files per band, and plots of backlog, throughput and
- * delay per device (issue 6, parts 4 and 5). The file names and formats
- * are in output.h.
+/* output.c - the outputs' common part (output.h): devices and bands, the
+ * observer feeding pcaps and plots, and the opening and finishing of all.
+ *
+ * The pcap files are out_pcap.c's, the plots out_plot.c's and the backlog
+ * samples out_sample.c's; this file hands them the packets and owns the
+ * private directories that outputs_finish renames into place. File names
+ * and formats: output.h (issue 6, parts 4 and 5).
  *
  * Where the data comes from:
  *  - sent and dropped packets: an observer's done hook (sim/observe.h). A packet's
@@ -18,110 +22,21 @@
  *    (in proportion to the time spent in each: a bin never shows more than
  *    the line rate, and the bins add up to the report's bytes).
  *  - delay CDF: per band histograms of queue and total delay, the same
- *    samples (and the same bounded-error buckets) as the report's.
- *
- * Stopping at sample times must not change the run. sim_run_until(t) runs
- * every event up to t, so a sequence of steps runs the events of one long
- * step, in the same order; two things differ at the very end of an
- * open-ended run: sim_run stops as soon as no arrival or transmission is
- * left (a later sfq perturbation timer does not fire, and the clock stays
- * at the last event), while a step to t fires every timer up to t and
- * moves the clock to t. So when every pending arrival and transmission
- * falls before the next sample time (the run may end before it), the steps
- * go to just before the latest of them, then to it, and when that instant
- * is the run's last work, sim_run itself runs it (outputs_run_until).
- * This reads the simulation's state (sources' pending arrivals, the packet
- * on each wire, work_events) and the README's transmission-time formula;
- * tests/unit/test_output.c checks that reports, clock and generator come out
- * identical. */
+ *    samples (and the same bounded-error buckets) as the report's. */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "output.h"
+#include "output_int.h"
 #include "qdisc.h"
 
-#define BAND_ROOT TC_H_ROOT /* the key of a root without leaf classes */
-#define ADAPT_START_NS 100000u /* adaptive sampling starts at 100 us */
-#define ADAPT_MAX_POINTS 2500  /* ... and coarsens past this many points */
-#define FIXED_MAX_POINTS (1u << 22) /* a fixed interval: at most 4M samples */
-#define CDF_STEPS 1000
-
-enum { P_SENT, P_DROPPED };
-static const char *const pcap_kind[2] = {"sent", "dropped"};
-
-struct band {
-	uint32_t key;    /* leaf_classid, or BAND_ROOT */
-	char name[32];   /* "1:1", "root" */
-	char fname[32];  /* "1_1", "root" */
-	char label[128]; /* for plot legends: "1:1 (sfq 10:)" */
-	FILE *pcap[2];
-	uint64_t pkts[2], bytes[2];
-	/* backlog at each sample (o->nsamples of them) and at the end */
-	uint64_t *bl_bytes;
-	uint32_t *bl_pkts;
-	size_t bl_cap;
-	uint64_t end_bytes;
-	uint32_t end_pkts;
-	/* bytes sent per throughput bin */
-	uint64_t *tp;
-	size_t ntp;
-	struct hist qd, td;
-};
-
-struct odev {
-	const struct dev *d;
-	char fname[3 * DEV_NAMELEN];
-	struct band *bands; /* ordered by key (root last) */
-	int nbands;
-	int hint;
-};
-
-/* A destination directory and the private directory its files are written
- * in until outputs_finish renames them. */
-struct outdir {
-	char *dir, *tmp;
-	char **names; /* files created in tmp */
-	int nnames;
-	char **placed; /* renamed into dir so far (undone on error) */
-	int nplaced;
-	int created; /* outputs_open made dir (removed again if left empty) */
-};
-
-struct outputs {
-	struct sim *s;
-	struct sim_observer obs; /* told of every packet's end */
-	struct outdir pcap, plot;
-	int want_pcap, want_plot;
-	uint64_t interval;
-	int adaptive, phase;
-	/* the samples: times[i], each band's bl_*[i] */
-	uint64_t next_sample;
-	uint64_t *times;
-	size_t nsamples, cap_samples;
-	int has_end;
-	uint64_t end_t;
-	/* every event up to `processed` has run (if processed_valid) */
-	int processed_valid;
-	uint64_t processed;
-	struct odev devs[SIM_MAX_DEVS];
-	int ndevs;
-	int err; /* first output failure, -errno */
-	char errmsg[512];
-};
-
-static void set_err(struct outputs *o, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void set_err(struct outputs *o, int code, const char *fmt, ...)
+void out_set_err(struct outputs *o, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -141,8 +56,9 @@ static void safe_name(char *out, size_t n, const char *in)
 
 	for (; *in && i + 1 < n; in++) {
 		char c = *in;
-		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-			 c == '.' || c == '_' || c == '-' || c == '+' || c == '@';
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			 (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-' || c == '+' ||
+			 c == '@';
 
 		out[i++] = ok ? c : '_';
 	}
@@ -167,7 +83,7 @@ static void band_names(struct band *b)
 
 /* ---- directories ---- */
 
-static char *path_join(const char *dir, const char *name)
+char *out_path_join(const char *dir, const char *name)
 {
 	char *p;
 
@@ -176,7 +92,8 @@ static char *path_join(const char *dir, const char *name)
 	return p;
 }
 
-static int outdir_open(struct outdir *od, const char *dir, const char *what, char *err, size_t errlen)
+static int outdir_open(struct outdir *od, const char *dir, const char *what, char *err,
+		       size_t errlen)
 {
 	struct stat st;
 	int e;
@@ -217,30 +134,31 @@ fail:
 }
 
 /* Records a file about to be created in the private directory; its path. */
-static char *outdir_add(struct outputs *o, struct outdir *od, const char *name)
+char *outdir_add(struct outputs *o, struct outdir *od, const char *name)
 {
 	char **v;
 
 	for (int i = 0; i < od->nnames; i++)
 		if (!strcmp(od->names[i], name)) {
-			set_err(o, -EEXIST, "%s/%s: two outputs want this name (device names too alike)",
-				od->dir, name);
+			out_set_err(o, -EEXIST,
+				    "%s/%s: two outputs want this name (device names too alike)",
+				    od->dir, name);
 			return NULL;
 		}
 	v = realloc(od->names, (size_t)(od->nnames + 1) * sizeof(*v));
 	if (!v || !(v[od->nnames] = strdup(name))) {
 		if (v)
 			od->names = v;
-		set_err(o, -ENOMEM, "out of memory");
+		out_set_err(o, -ENOMEM, "out of memory");
 		return NULL;
 	}
 	od->names = v;
 	od->nnames++;
 	{
-		char *p = path_join(od->tmp, name);
+		char *p = out_path_join(od->tmp, name);
 
 		if (!p)
-			set_err(o, -ENOMEM, "out of memory");
+			out_set_err(o, -ENOMEM, "out of memory");
 		return p;
 	}
 }
@@ -266,7 +184,7 @@ static void outdir_remove(struct outdir *od)
 
 			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 				continue;
-			p = path_join(od->tmp, de->d_name);
+			p = out_path_join(od->tmp, de->d_name);
 			if (p)
 				unlink(p);
 			free(p);
@@ -301,7 +219,8 @@ static int outdir_place(struct outdir *od, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	for (int i = 0; i < od->nnames; i++) {
-		char *from = path_join(od->tmp, od->names[i]), *to = path_join(od->dir, od->names[i]);
+		char *from = out_path_join(od->tmp, od->names[i]),
+		     *to = out_path_join(od->dir, od->names[i]);
 		int e;
 
 		if (!from || !to) {
@@ -333,13 +252,13 @@ static int outdir_place(struct outdir *od, char *err, size_t errlen)
 
 /* ---- devices and bands ---- */
 
-static struct odev *odev_get(struct outputs *o, const struct dev *d)
+struct odev *out_odev_get(struct outputs *o, const struct dev *d)
 {
 	for (int i = 0; i < o->ndevs; i++)
 		if (o->devs[i].d == d)
 			return &o->devs[i];
 	if (o->ndevs == SIM_MAX_DEVS) {
-		set_err(o, -ENOSPC, "too many devices");
+		out_set_err(o, -ENOSPC, "too many devices");
 		return NULL;
 	}
 	{
@@ -353,7 +272,7 @@ static struct odev *odev_get(struct outputs *o, const struct dev *d)
 }
 
 /* Room for sample n in a band's backlog arrays (zeros up to it). */
-static int band_bl_reserve(struct band *b, size_t n)
+int out_band_bl_reserve(struct band *b, size_t n)
 {
 	if (n < b->bl_cap)
 		return 0;
@@ -379,7 +298,7 @@ static int band_bl_reserve(struct band *b, size_t n)
 	return 0;
 }
 
-static struct band *band_get(struct outputs *o, struct odev *od, uint32_t key)
+struct band *out_band_get(struct outputs *o, struct odev *od, uint32_t key)
 {
 	struct band *b;
 	int i;
@@ -394,7 +313,7 @@ static struct band *band_get(struct outputs *o, struct odev *od, uint32_t key)
 	}
 	b = realloc(od->bands, (size_t)(od->nbands + 1) * sizeof(*b));
 	if (!b) {
-		set_err(o, -ENOMEM, "out of memory");
+		out_set_err(o, -ENOMEM, "out of memory");
 		return NULL;
 	}
 	od->bands = b;
@@ -404,8 +323,8 @@ static struct band *band_get(struct outputs *o, struct odev *od, uint32_t key)
 	memset(b, 0, sizeof(*b));
 	b->key = key;
 	band_names(b);
-	if (o->want_plot && band_bl_reserve(b, o->nsamples)) {
-		set_err(o, -ENOMEM, "out of memory");
+	if (o->want_plot && out_band_bl_reserve(b, o->nsamples)) {
+		out_set_err(o, -ENOMEM, "out of memory");
 		return NULL;
 	}
 	od->hint = i;
@@ -425,137 +344,17 @@ static void band_free(struct band *b)
 }
 
 /* The root has classes with leaf qdiscs (prio): bands are those classes. */
-static int root_has_leaves(const struct dev *d)
+int out_root_has_leaves(const struct dev *d)
 {
 	return d->root->ops->leaf != NULL;
 }
 
 static uint32_t band_key(const struct dev *d, const struct pkt *p)
 {
-	return root_has_leaves(d) && TC_H_MIN(p->leaf_classid) ? p->leaf_classid : BAND_ROOT;
-}
-
-/* ---- pcap ---- */
-
-struct pcap_hdr {
-	uint32_t magic;
-	uint16_t major, minor;
-	int32_t thiszone;
-	uint32_t sigfigs, snaplen, linktype;
-};
-
-struct pcap_rec {
-	uint32_t sec, nsec, caplen, len;
-};
-
-#define PCAP_SNAPLEN 262144u
-
-static FILE *pcap_create(struct outputs *o, struct odev *od, struct band *b, int kind)
-{
-	static const struct pcap_hdr h = {0xa1b23c4d, 2, 4, 0, 0, PCAP_SNAPLEN, 1 /* ETHERNET */};
-	char name[128];
-	char *path;
-	FILE *f;
-
-	snprintf(name, sizeof(name), "%s-%s-%s.pcap", od->fname, b->fname, pcap_kind[kind]);
-	path = outdir_add(o, &o->pcap, name);
-	if (!path)
-		return NULL;
-	f = fopen(path, "wb");
-	if (!f || fwrite(&h, sizeof(h), 1, f) != 1) {
-		int e = errno ? errno : EIO;
-
-		set_err(o, -e, "%s/%s: cannot write: %s", o->pcap.dir, name, strerror(e));
-		if (f)
-			fclose(f);
-		free(path);
-		return NULL;
-	}
-	free(path);
-	return f;
-}
-
-/* The frame as on the wire: an offloaded VLAN tag goes back after the MAC
- * addresses (the NIC inserts it on transmit). */
-static void pcap_write(struct outputs *o, struct odev *od, struct band *b, int kind,
-		       const struct pkt *p)
-{
-	uint64_t t = kind == P_SENT ? p->t_depart : p->t_arrive;
-	uint32_t tag = p->vlan_present ? 4 : 0;
-	struct pcap_rec rec = {(uint32_t)(t / 1000000000u), (uint32_t)(t % 1000000000u),
-			       p->caplen + tag, p->len + tag};
-	FILE *f = b->pcap[kind];
-
-	if (!f && !(f = b->pcap[kind] = pcap_create(o, od, b, kind)))
-		return;
-	if (t / 1000000000u > UINT32_MAX) {
-		set_err(o, -EOVERFLOW, "%s: packet %" PRIu64 " at %" PRIu64
-			" ns: past the 32-bit seconds of pcap", od->d->name, p->id, t);
-		return;
-	}
-	if (rec.caplen > PCAP_SNAPLEN)
-		rec.caplen = PCAP_SNAPLEN; /* never: frames are < 2^18 bytes */
-	if (fwrite(&rec, sizeof(rec), 1, f) != 1)
-		goto io;
-	if (tag) {
-		uint32_t head = p->caplen < 12 ? p->caplen : 12;
-		uint8_t vh[4] = {(uint8_t)(p->vlan_proto >> 8), (uint8_t)p->vlan_proto,
-				 (uint8_t)(p->vlan_tci >> 8), (uint8_t)p->vlan_tci};
-
-		if ((head && fwrite(p->data, head, 1, f) != 1) || fwrite(vh, 4, 1, f) != 1 ||
-		    (p->caplen > head && fwrite(p->data + head, rec.caplen - 4 - head, 1, f) != 1))
-			goto io;
-	} else if (rec.caplen && fwrite(p->data, rec.caplen, 1, f) != 1) {
-		goto io;
-	}
-	return;
-io:
-	set_err(o, errno ? -errno : -EIO, "%s: cannot write a %s pcap of %s: %s", o->pcap.dir,
-		pcap_kind[kind], od->d->name, strerror(errno ? errno : EIO));
+	return out_root_has_leaves(d) && TC_H_MIN(p->leaf_classid) ? p->leaf_classid : BAND_ROOT;
 }
 
 /* ---- the hook ---- */
-
-/* A packet's bytes over the bins its transmission [from, to) spans, in
- * proportion to the time spent in each (all in the bin of `to` when the
- * transmission takes no time), so a bin never holds more than the line
- * rate allows; the shares add up to exactly `bytes`. */
-static int tp_add(struct outputs *o, struct band *b, uint64_t from, uint64_t to, uint64_t bytes)
-{
-	uint64_t last = (to > from ? to - 1 : to) / o->interval, first = from < to ? from / o->interval : last;
-	uint64_t given = 0;
-
-	if (last >= b->ntp) {
-		size_t n = b->ntp ? b->ntp : 256;
-		uint64_t *v;
-
-		if (!o->adaptive && last >= FIXED_MAX_POINTS) {
-			set_err(o, -E2BIG, "--plot-interval %" PRIu64 " ns: more than %u throughput bins; "
-				"give a longer interval", o->interval, FIXED_MAX_POINTS);
-			return -E2BIG;
-		}
-		while (n <= last)
-			n *= 2;
-		v = realloc(b->tp, n * sizeof(*v));
-		if (!v) {
-			set_err(o, -ENOMEM, "out of memory");
-			return -ENOMEM;
-		}
-		memset(v + b->ntp, 0, (n - b->ntp) * sizeof(*v));
-		b->tp = v;
-		b->ntp = n;
-	}
-	for (uint64_t k = first; k <= last; k++) {
-		uint64_t end = k == last ? to : (k + 1) * o->interval;
-		/* the share of [from, end): cumulative, so rounding loses nothing */
-		uint64_t upto = k == last ? bytes
-				: (uint64_t)((unsigned __int128)bytes * (end - from) / (to - from));
-
-		b->tp[k] += upto - given;
-		given = upto;
-	}
-	return 0;
-}
 
 static void on_done(void *arg, const struct dev *d, const struct pkt *p)
 {
@@ -564,268 +363,14 @@ static void on_done(void *arg, const struct dev *d, const struct pkt *p)
 	struct band *b;
 	int kind = p->drop == DROP_NONE ? P_SENT : P_DROPPED;
 
-	if (o->err || !(od = odev_get(o, d)) || !(b = band_get(o, od, band_key(d, p))))
+	if (o->err || !(od = out_odev_get(o, d)) || !(b = out_band_get(o, od, band_key(d, p))))
 		return;
 	b->pkts[kind]++;
 	b->bytes[kind] += p->len;
 	if (o->want_pcap)
-		pcap_write(o, od, b, kind, p);
-	if (o->want_plot && kind == P_SENT) {
-		/* on_done runs when the transmission ends: now */
-		if (tp_add(o, b, p->t_dequeue, d->sim->now, p->len))
-			return;
-		if (hist_add(&b->qd, p->t_dequeue - p->t_arrive) ||
-		    hist_add(&b->td, p->t_depart - p->t_arrive))
-			set_err(o, -ENOMEM, "out of memory");
-	}
-}
-
-/* ---- sampling ---- */
-
-struct sample_ctx {
-	struct outputs *o;
-	struct odev *od;
-	int end; /* the end sample, not sample o->nsamples */
-};
-
-static void sample_band(struct sample_ctx *c, uint32_t key, const struct qdisc *q)
-{
-	struct band *b = band_get(c->o, c->od, key);
-
-	if (!b)
-		return;
-	if (c->end) {
-		b->end_bytes = q->s.backlog;
-		b->end_pkts = q->s.qlen;
-	} else {
-		b->bl_bytes[c->o->nsamples] = q->s.backlog;
-		b->bl_pkts[c->o->nsamples] = q->s.qlen;
-	}
-}
-
-static void sample_class(void *arg, const struct qdisc_class *cl)
-{
-	if (cl->leaf)
-		sample_band(arg, cl->classid, cl->leaf);
-}
-
-static void take_sample(struct outputs *o, uint64_t t, int end)
-{
-	struct sim *s = o->s;
-
-	if (!end && o->nsamples == o->cap_samples) {
-		size_t cap = o->cap_samples ? o->cap_samples * 2 : 256;
-		uint64_t *v = realloc(o->times, cap * sizeof(*v));
-
-		if (!v) {
-			set_err(o, -ENOMEM, "out of memory");
-			return;
-		}
-		o->times = v;
-		o->cap_samples = cap;
-	}
-	for (int i = 0; i < s->ndevs && !o->err; i++) {
-		struct sample_ctx c = {o, odev_get(o, s->devs[i]), end};
-		const struct dev *d = s->devs[i];
-
-		if (!c.od)
-			return;
-		for (int k = 0; k < c.od->nbands; k++) {
-			struct band *b = &c.od->bands[k];
-
-			if (end) {
-				b->end_bytes = 0;
-				b->end_pkts = 0;
-			} else if (band_bl_reserve(b, o->nsamples)) {
-				set_err(o, -ENOMEM, "out of memory");
-				return;
-			} else {
-				b->bl_bytes[o->nsamples] = 0;
-				b->bl_pkts[o->nsamples] = 0;
-			}
-		}
-		if (root_has_leaves(d) && d->root->ops->walk)
-			d->root->ops->walk(d->root, sample_class, &c);
-		else
-			sample_band(&c, BAND_ROOT, d->root);
-	}
-	if (o->err)
-		return;
-	if (end) {
-		o->has_end = 1;
-		o->end_t = t;
-	} else {
-		o->times[o->nsamples++] = t;
-	}
-}
-
-/* Adaptive sampling: past ADAPT_MAX_POINTS, the interval goes up the
- * 1-5-10 series; samples on the new grid stay, throughput bins merge. */
-static void coarsen(struct outputs *o)
-{
-	uint64_t f = o->phase % 2 == 0 ? 5 : 2, ni = o->interval * f;
-	size_t n = 0;
-
-	for (size_t i = 0; i < o->nsamples; i++) {
-		if (o->times[i] % ni)
-			continue;
-		for (int d = 0; d < o->ndevs; d++)
-			for (int k = 0; k < o->devs[d].nbands; k++) {
-				struct band *b = &o->devs[d].bands[k];
-
-				b->bl_bytes[n] = b->bl_bytes[i];
-				b->bl_pkts[n] = b->bl_pkts[i];
-			}
-		o->times[n++] = o->times[i];
-	}
-	o->nsamples = n;
-	for (int d = 0; d < o->ndevs; d++)
-		for (int k = 0; k < o->devs[d].nbands; k++) {
-			struct band *b = &o->devs[d].bands[k];
-			size_t m = (b->ntp + f - 1) / f;
-
-			for (size_t j = 0; j < m; j++) {
-				uint64_t sum = 0;
-
-				for (size_t i = j * f; i < j * f + f && i < b->ntp; i++)
-					sum += b->tp[i];
-				b->tp[j] = sum;
-			}
-			if (b->tp)
-				memset(b->tp + m, 0, (b->ntp - m) * sizeof(*b->tp));
-		}
-	o->interval = ni;
-	o->phase++;
-	o->next_sample = (o->next_sample + ni - 1) / ni * ni;
-}
-
-/* ---- stepping ---- */
-
-/* When the packet on the wire has been sent: the README's timing model,
- * ceil((len + overhead + offloaded tag) * 8e9 / rate). */
-static uint64_t tx_end(const struct dev *d)
-{
-	const struct pkt *p = d->on_wire;
-	uint64_t wire = (uint64_t)p->len + d->overhead + (p->vlan_present ? 4u : 0u);
-	unsigned __int128 bits = (unsigned __int128)wire * 8u * 1000000000u;
-
-	if (!d->rate_bps)
-		return p->t_dequeue;
-	return p->t_dequeue + (uint64_t)((bits + d->rate_bps - 1) / d->rate_bps);
-}
-
-/* The latest pending arrival or transmission end: the run goes on at least
- * until then (so every timer before it fires in sim_run too). */
-static uint64_t horizon(const struct sim *s)
-{
-	uint64_t h = 0;
-
-	for (int i = 0; i < s->nsrcs; i++)
-		if (s->srcs[i].pending && s->srcs[i].next.t_ns > h)
-			h = s->srcs[i].next.t_ns;
-	for (int i = 0; i < s->ndevs; i++)
-		if (s->devs[i]->on_wire) {
-			uint64_t t = tx_end(s->devs[i]);
-
-			if (t > h)
-				h = t;
-		}
-	return h;
-}
-
-/* Every event before h has run and every pending arrival or transmission
- * is at h: is that instant the run's last work? Then no packet arrives any
- * more and each busy device finishes with an empty queue (or sends the
- * rest at once, at rate 0). */
-static int ends_at(const struct sim *s)
-{
-	for (int i = 0; i < s->nsrcs; i++)
-		if (s->srcs[i].pending)
-			return 0;
-	for (int i = 0; i < s->ndevs; i++) {
-		const struct dev *d = s->devs[i];
-
-		if (d->on_wire && d->root->s.qlen && d->rate_bps)
-			return 0;
-	}
-	return 1;
-}
-
-static int step(struct outputs *o, uint64_t t)
-{
-	int r = sim_run_until(o->s, t);
-
-	if (!r && (!o->processed_valid || t > o->processed)) {
-		o->processed = t;
-		o->processed_valid = 1;
-	}
-	return r;
-}
-
-int outputs_run_until(struct outputs *o, uint64_t until)
-{
-	struct sim *s = o->s;
-	int r;
-
-	if (o->err)
-		return o->err;
-	if (!o->want_plot)
-		return until == UINT64_MAX ? sim_run(s) : sim_run_until(s, until);
-	if (o->next_sample < s->now) /* the simulation ran without us meanwhile */
-		o->next_sample = (s->now + o->interval - 1) / o->interval * o->interval;
-	for (;;) {
-		uint64_t t = o->next_sample, h;
-
-		if (s->failed)
-			return s->failed;
-		if (o->err)
-			return o->err;
-		if (t > until)
-			break;
-		if (until == UINT64_MAX) {
-			if (!s->work_events)
-				break;
-			h = horizon(s);
-			/* (a horizon already passed is stale: a device whose
-			 * rate changed during a transmission; step to t) */
-			if (h <= t && !(o->processed_valid && h <= o->processed)) {
-				/* the run may end before t: go from one pending
-				 * arrival or transmission to the next, and leave
-				 * the last to sim_run */
-				if (h >= 1 && (!o->processed_valid || h - 1 > o->processed)) {
-					if ((r = step(o, h - 1)))
-						return r;
-					continue;
-				}
-				if (ends_at(s))
-					break;
-				if ((r = step(o, h)))
-					return r;
-				continue;
-			}
-		}
-		if ((r = step(o, t)))
-			return r;
-		take_sample(o, t, 0);
-		o->next_sample = t + o->interval;
-		if (o->adaptive && o->nsamples > ADAPT_MAX_POINTS)
-			coarsen(o);
-		else if (!o->adaptive && o->nsamples >= FIXED_MAX_POINTS)
-			set_err(o, -E2BIG, "--plot-interval %" PRIu64 " ns: more than %u samples; "
-				"give a longer interval", o->interval, FIXED_MAX_POINTS);
-	}
-	r = until == UINT64_MAX ? sim_run(s) : step(o, until);
-	if (r)
-		return r;
-	take_sample(o, s->now, 1);
-	return o->err;
-}
-
-const char *outputs_error(const struct outputs *o)
-{
-	if (o->s->failed)
-		return o->s->err;
-	return o->err ? o->errmsg : "";
+		opcap_write(o, od, b, kind, p);
+	if (o->want_plot && kind == P_SENT)
+		oplot_sent(o, d, b, p);
 }
 
 /* ---- opening and closing ---- */
@@ -897,7 +442,7 @@ void outputs_abort(struct outputs *o)
 	outputs_free(o);
 }
 
-/* ---- finishing: bands, pcaps ---- */
+/* ---- finishing: bands ---- */
 
 struct label_ctx {
 	struct outputs *o;
@@ -922,7 +467,7 @@ static void label_class(void *arg, const struct qdisc_class *cl)
 	struct band *b;
 	char q[64];
 
-	if (!cl->leaf || !(b = band_get(c->o, c->od, cl->classid)))
+	if (!cl->leaf || !(b = out_band_get(c->o, c->od, cl->classid)))
 		return;
 	qdisc_desc(q, sizeof(q), cl->leaf);
 	snprintf(b->label, sizeof(b->label), "%s (%s)", b->name, q);
@@ -935,14 +480,14 @@ static void cover_bands(struct outputs *o)
 
 	for (int i = 0; i < s->ndevs && !o->err; i++) {
 		const struct dev *d = s->devs[i];
-		struct label_ctx c = {o, odev_get(o, d)};
+		struct label_ctx c = {o, out_odev_get(o, d)};
 
 		if (!c.od)
 			return;
-		if (root_has_leaves(d) && d->root->ops->walk) {
+		if (out_root_has_leaves(d) && d->root->ops->walk) {
 			d->root->ops->walk(d->root, label_class, &c);
 		} else {
-			struct band *b = band_get(o, c.od, BAND_ROOT);
+			struct band *b = out_band_get(o, c.od, BAND_ROOT);
 			char q[64];
 
 			if (!b)
@@ -953,476 +498,6 @@ static void cover_bands(struct outputs *o)
 	}
 }
 
-static int close_pcaps(struct outputs *o)
-{
-	for (int i = 0; i < o->ndevs; i++)
-		for (int k = 0; k < o->devs[i].nbands; k++) {
-			struct band *b = &o->devs[i].bands[k];
-
-			for (int j = 0; j < 2; j++) {
-				if (!b->pcap[j] && !o->err)
-					b->pcap[j] = pcap_create(o, &o->devs[i], b, j);
-				if (b->pcap[j]) {
-					int bad = fflush(b->pcap[j]) || ferror(b->pcap[j]);
-
-					bad |= fclose(b->pcap[j]) != 0;
-					b->pcap[j] = NULL;
-					if (bad)
-						set_err(o, errno ? -errno : -EIO, "%s: cannot write: %s",
-							o->pcap.dir, strerror(errno ? errno : EIO));
-				}
-			}
-		}
-	return o->err;
-}
-
-/* ---- finishing: plots ---- */
-
-static FILE *plot_file(struct outputs *o, const struct odev *od, const char *suffix)
-{
-	char name[128];
-	char *path;
-	FILE *f;
-
-	snprintf(name, sizeof(name), "%s%s", od->fname, suffix);
-	if (!(path = outdir_add(o, &o->plot, name)))
-		return NULL;
-	f = fopen(path, "w");
-	if (!f)
-		set_err(o, -errno, "%s/%s: cannot write: %s", o->plot.dir, name, strerror(errno));
-	free(path);
-	return f;
-}
-
-static void plot_close(struct outputs *o, FILE *f)
-{
-	int bad = fflush(f) || ferror(f);
-
-	bad |= fclose(f) != 0;
-	if (bad)
-		set_err(o, errno ? -errno : -EIO, "%s: cannot write: %s", o->plot.dir,
-			strerror(errno ? errno : EIO));
-}
-
-static void put_seconds(FILE *f, uint64_t ns)
-{
-	fprintf(f, "%" PRIu64 ".%09" PRIu64, ns / 1000000000u, ns % 1000000000u);
-}
-
-static void write_backlog_csv(struct outputs *o, const struct odev *od)
-{
-	FILE *f = plot_file(o, od, "-backlog.csv");
-	int end = o->has_end && (!o->nsamples || o->end_t > o->times[o->nsamples - 1]);
-
-	if (!f)
-		return;
-	fputs("time_s", f);
-	for (int k = 0; k < od->nbands; k++)
-		fprintf(f, ",%s bytes,%s packets", od->bands[k].name, od->bands[k].name);
-	fputc('\n', f);
-	for (size_t i = 0; i < o->nsamples + (size_t)end; i++) {
-		put_seconds(f, i < o->nsamples ? o->times[i] : o->end_t);
-		for (int k = 0; k < od->nbands; k++) {
-			const struct band *b = &od->bands[k];
-
-			if (i < o->nsamples)
-				fprintf(f, ",%" PRIu64 ",%u", b->bl_bytes[i], b->bl_pkts[i]);
-			else
-				fprintf(f, ",%" PRIu64 ",%u", b->end_bytes, b->end_pkts);
-		}
-		fputc('\n', f);
-	}
-	plot_close(o, f);
-}
-
-static uint64_t bins(const struct outputs *o)
-{
-	return (o->has_end ? o->end_t : 0) / o->interval + 1;
-}
-
-static void write_throughput_csv(struct outputs *o, const struct odev *od)
-{
-	FILE *f = plot_file(o, od, "-throughput.csv");
-	double per_s = 8e9 / (double)o->interval;
-	uint64_t n = bins(o);
-
-	if (!f)
-		return;
-	fputs("time_s", f);
-	for (int k = 0; k < od->nbands; k++)
-		fprintf(f, ",%s bytes,%s bit/s", od->bands[k].name, od->bands[k].name);
-	fputs(",total bit/s\n", f);
-	for (uint64_t i = 0; i < n; i++) {
-		uint64_t total = 0;
-
-		put_seconds(f, i * o->interval);
-		for (int k = 0; k < od->nbands; k++) {
-			const struct band *b = &od->bands[k];
-			uint64_t by = i < b->ntp ? b->tp[i] : 0;
-
-			total += by;
-			fprintf(f, ",%" PRIu64 ",%.3f", by, (double)by * per_s);
-		}
-		fprintf(f, ",%.3f\n", (double)total * per_s);
-	}
-	plot_close(o, f);
-}
-
-static void put_us(FILE *f, const struct hist *h, double q)
-{
-	uint64_t v;
-
-	if (!h->n) {
-		fputs(",NaN", f);
-		return;
-	}
-	v = q >= 1 ? h->max : hist_quantile(h, q);
-	fprintf(f, ",%" PRIu64 ".%03" PRIu64, v / 1000, v % 1000);
-}
-
-static void write_cdf_csv(struct outputs *o, const struct odev *od)
-{
-	FILE *f = plot_file(o, od, "-delay_cdf.csv");
-
-	if (!f)
-		return;
-	fputs("quantile", f);
-	for (int k = 0; k < od->nbands; k++)
-		fprintf(f, ",%s queue_us,%s total_us", od->bands[k].name, od->bands[k].name);
-	fputc('\n', f);
-	for (int i = 0; i <= CDF_STEPS; i++) {
-		double q = (double)i / CDF_STEPS;
-
-		fprintf(f, "%.3f", q);
-		for (int k = 0; k < od->nbands; k++) {
-			put_us(f, &od->bands[k].qd, q);
-			put_us(f, &od->bands[k].td, q);
-		}
-		fputc('\n', f);
-	}
-	plot_close(o, f);
-}
-
-/* A gnuplot string literal. */
-static void gp_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-static void rate_str(char *buf, size_t n, uint64_t bps)
-{
-	if (!bps)
-		snprintf(buf, n, "unlimited");
-	else if (bps % 1000000000u == 0)
-		snprintf(buf, n, "%" PRIu64 " Gbit/s", bps / 1000000000u);
-	else if (bps % 1000000u == 0)
-		snprintf(buf, n, "%" PRIu64 " Mbit/s", bps / 1000000u);
-	else if (bps % 1000u == 0)
-		snprintf(buf, n, "%" PRIu64 " kbit/s", bps / 1000u);
-	else
-		snprintf(buf, n, "%" PRIu64 " bit/s", bps);
-}
-
-static void interval_str(char *buf, size_t n, uint64_t ns)
-{
-	if (ns % 1000000000u == 0)
-		snprintf(buf, n, "%" PRIu64 " s", ns / 1000000000u);
-	else if (ns % 1000000u == 0)
-		snprintf(buf, n, "%" PRIu64 " ms", ns / 1000000u);
-	else if (ns % 1000u == 0)
-		snprintf(buf, n, "%" PRIu64 " us", ns / 1000u);
-	else
-		snprintf(buf, n, "%" PRIu64 " ns", ns);
-}
-
-/* One plot element per band: `plot 'file' using X:Y ..., ...`. */
-static void gp_series(FILE *f, const struct odev *od, const char *file, const char *style,
-		      int first_col, int stride, const char *lead)
-{
-	fputs(lead, f);
-	for (int k = 0; k < od->nbands; k++) {
-		int col = first_col + stride * k;
-
-		fprintf(f, "%s", k ? ", \\\n     " : "");
-		gp_str(f, file);
-		fprintf(f, " using 1:%d", col);
-		fprintf(f, " %s lc %d title ", style, k + 1);
-		gp_str(f, od->bands[k].label);
-	}
-}
-
-static void write_gp(struct outputs *o, const struct odev *od)
-{
-	FILE *f = plot_file(o, od, ".gp");
-	const struct dev *d = od->d;
-	char rate[64], iv[32], base[64], csv[3][96];
-	double end_s = o->has_end ? (double)o->end_t / 1e9 : 0;
-
-	if (!f)
-		return;
-	rate_str(rate, sizeof(rate), d->rate_bps);
-	interval_str(iv, sizeof(iv), o->interval);
-	snprintf(base, sizeof(base), "%s", od->fname);
-	snprintf(csv[0], sizeof(csv[0]), "%s-backlog.csv", base);
-	snprintf(csv[1], sizeof(csv[1]), "%s-throughput.csv", base);
-	snprintf(csv[2], sizeof(csv[2]), "%s-delay_cdf.csv", base);
-	fprintf(f,
-		"# %s.gp - tcsim's plots of device %s. In this directory: gnuplot %s.gp\n"
-		"# renders %s-backlog, %s-throughput and %s-delay_cdf as PNG and SVG\n"
-		"# (gnuplot -e 'formats=\"png\"' %s.gp for PNG only).\n"
-		"if (!exists(\"formats\")) formats = \"png svg\"\n"
-		"set datafile separator \",\"\n"
-		"set datafile missing \"NaN\"\n"
-		"set grid\n"
-		"set key outside right top vertical noenhanced\n"
-		"set style line 100 lc rgb \"black\" dt 2 lw 1\n"
-		"do for [fmt in formats] {\n"
-		"  if (fmt eq \"png\") {\n"
-		"    if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
-		"      set terminal pngcairo size 1280,800 noenhanced font \"sans,10\"\n"
-		"    } else {\n"
-		"      set terminal png size 1280,800 noenhanced\n"
-		"    }\n"
-		"  } else {\n"
-		"    set terminal svg size 1280,800 dynamic noenhanced font \"sans,10\" background \"white\"\n"
-		"  }\n",
-		base, d->name, base, base, base, base, base);
-
-	/* backlog: bytes above, packets below */
-	fprintf(f, "  set output \"%s-backlog.\".fmt\n", base);
-	fputs("  set multiplot layout 2,1 title ", f);
-	{
-		char t[256];
-
-		snprintf(t, sizeof(t), "%s: backlog per band (queued in each band's qdisc, sampled every %s)",
-			 d->name, iv);
-		gp_str(f, t);
-	}
-	fputs("\n  unset logscale\n  set autoscale\n  set yrange [0:*]\n", f);
-	if (end_s > 0)
-		fprintf(f, "  set xrange [0:%.9f]\n", end_s);
-	fputs("  set xlabel \"time (s)\"\n  set ylabel \"backlog (bytes)\"\n  set format y \"%.1s%c\"\n  ", f);
-	gp_series(f, od, csv[0], "with steps lw 2", 2, 2, "plot ");
-	fputs("\n  set ylabel \"backlog (packets)\"\n  set format y \"%g\"\n  ", f);
-	gp_series(f, od, csv[0], "with steps lw 2", 3, 2, "plot ");
-	fputs("\n  unset multiplot\n", f);
-
-	/* throughput */
-	fprintf(f, "  set output \"%s-throughput.\".fmt\n  set title ", base);
-	{
-		char t[256];
-
-		snprintf(t, sizeof(t), "%s: throughput per band (bits transmitted per %s bin; line rate %s)",
-			 d->name, iv, rate);
-		gp_str(f, t);
-	}
-	fputs("\n  set ylabel \"throughput (bit/s)\"\n  set format y \"%.1s%c\"\n  ", f);
-	fputs("plot ", f);
-	gp_str(f, csv[1]);
-	fprintf(f, " using 1:%d with fillsteps fs solid 0.25 noborder lc rgb \"gray60\" title \"total\"",
-		2 + 2 * od->nbands);
-	gp_series(f, od, csv[1], "with steps lw 2", 3, 2, ", \\\n     ");
-	if (d->rate_bps)
-		fprintf(f, ", \\\n     %" PRIu64 " with lines ls 100 title \"line rate %s\"", d->rate_bps, rate);
-	fputs("\n  unset title\n", f);
-
-	/* delay CDFs: queue and total side by side, log x when there is a
-	 * positive delay to show (zero delays sit left of the axis) */
-	fprintf(f, "  set output \"%s-delay_cdf.\".fmt\n", base);
-	fputs("  set multiplot layout 1,2 title ", f);
-	{
-		char t[256];
-
-		snprintf(t, sizeof(t), "%s: delay CDF per band (sent packets)", d->name);
-		gp_str(f, t);
-	}
-	fputs("\n  set autoscale\n  set yrange [0:1]\n  set format y \"%g\"\n  set format x \"%g\"\n"
-	      "  set ylabel \"fraction of packets\"\n  set key inside right bottom\n", f);
-	for (int panel = 0; panel < 2; panel++) {
-		int nwith = 0, npos = 0;
-
-		for (int k = 0; k < od->nbands; k++) {
-			const struct hist *h = panel ? &od->bands[k].td : &od->bands[k].qd;
-
-			nwith += h->n > 0;
-			npos += h->n > 0 && h->max > 0;
-		}
-		fprintf(f, "  set title \"%s\"\n",
-			panel ? "total delay (queue + transmission + propagation)"
-			      : "queue delay (arrival to dequeue)");
-		if (npos) {
-			fputs("  set logscale x\n  set xlabel \"delay (ms, log scale; zero delays not shown)\"\n", f);
-		} else {
-			fputs("  unset logscale x\n  set xlabel \"delay (ms)\"\n", f);
-		}
-		if (!nwith) {
-			fputs("  unset key\n  set label 1 \"no packets sent\" at graph 0.5,0.5 center\n"
-			      "  set xrange [0:1]\n  plot 2 notitle\n  unset label 1\n  set key\n"
-			      "  set autoscale x\n", f);
-			continue;
-		}
-		fputs("  plot ", f);
-		for (int k = 0, first = 1; k < od->nbands; k++) {
-			const struct hist *h = panel ? &od->bands[k].td : &od->bands[k].qd;
-			int col = 2 + 2 * k + panel;
-
-			if (!h->n || (npos && !h->max))
-				continue;
-			fprintf(f, "%s", first ? "" : ", \\\n       ");
-			first = 0;
-			gp_str(f, csv[2]);
-			if (npos)
-				fprintf(f, " using ($%d > 0 ? $%d / 1000 : 1/0):1", col, col);
-			else
-				fprintf(f, " using ($%d / 1000):1", col);
-			fprintf(f, " with lines lw 2 lc %d title ", k + 1);
-			gp_str(f, od->bands[k].label);
-		}
-		fputc('\n', f);
-	}
-	fputs("  unset title\n  unset multiplot\n  set key outside right top vertical\n"
-	      "  set output\n}\n", f);
-	plot_close(o, f);
-}
-
-static const char *const render_kinds[] = {"backlog", "throughput", "delay_cdf"};
-static const char *const render_exts[] = {"png", "svg"};
-
-static char *find_gnuplot(void)
-{
-	const char *env = getenv("TCSIM_GNUPLOT"), *path = getenv("PATH");
-
-	if (env)
-		return *env ? strdup(env) : NULL; /* "" = do not render */
-	if (!path)
-		path = "/usr/bin:/bin";
-	while (*path) {
-		size_t n = strcspn(path, ":");
-		char *p;
-
-		if (asprintf(&p, "%.*s/gnuplot", (int)n, path) >= 0) {
-			if (n && access(p, X_OK) == 0)
-				return p;
-			free(p);
-		}
-		path += n + (path[n] == ':');
-	}
-	return NULL;
-}
-
-/* Runs gnuplot on every script, in the private directory; then the PNG
- * and SVG files join the outputs. A missing or failing gnuplot is said on
- * stderr, not an error. */
-static void render(struct outputs *o)
-{
-	static int told;
-	char *gp = find_gnuplot();
-	char **argv = NULL;
-	FILE *log = NULL;
-	pid_t pid;
-	int status = 0, ok = 0;
-
-	if (!gp) {
-		const char *env = getenv("TCSIM_GNUPLOT");
-
-		if (env && !*env)
-			return; /* rendering turned off */
-		if (!told)
-			fprintf(stderr, "tcsim: gnuplot is not installed: PNG and SVG plots skipped (the CSV "
-					"files and gnuplot scripts are written; Debian: apt-get install "
-					"gnuplot-nox)\n");
-		told = 1;
-		return;
-	}
-	argv = calloc((size_t)o->ndevs + 2, sizeof(*argv));
-	log = tmpfile();
-	if (!argv || !log) {
-		set_err(o, -ENOMEM, "out of memory");
-		goto out;
-	}
-	argv[0] = gp;
-	for (int i = 0; i < o->ndevs; i++)
-		if (asprintf(&argv[i + 1], "%s.gp", o->devs[i].fname) < 0) {
-			argv[i + 1] = NULL;
-			set_err(o, -ENOMEM, "out of memory");
-			goto out;
-		}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		fprintf(stderr, "tcsim: cannot run %s: %s; PNG and SVG plots skipped\n", gp,
-			strerror(errno));
-		goto out;
-	}
-	if (pid == 0) {
-		int nul = open("/dev/null", O_RDONLY);
-
-		if (nul >= 0)
-			dup2(nul, 0);
-		dup2(fileno(log), 1);
-		dup2(fileno(log), 2);
-		if (chdir(o->plot.tmp) == 0)
-			execvp(gp, argv);
-		dprintf(2, "cannot run %s: %s\n", gp, strerror(errno));
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			status = -1;
-			break;
-		}
-	ok = status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-	if (!ok) {
-		char line[512];
-		int n = 0;
-
-		fprintf(stderr, "tcsim: gnuplot (%s) failed; PNG and SVG plots skipped (the scripts are in %s):\n",
-			gp, o->plot.dir);
-		rewind(log);
-		while (n++ < 8 && fgets(line, sizeof(line), log))
-			fprintf(stderr, "  %s", line);
-	}
-	/* the renders join the outputs, or are removed */
-	for (int i = 0; i < o->ndevs && !o->err; i++)
-		for (size_t k = 0; k < sizeof(render_kinds) / sizeof(*render_kinds); k++)
-			for (size_t e = 0; e < 2; e++) {
-				char name[128], *p;
-				struct stat st;
-
-				snprintf(name, sizeof(name), "%s-%s.%s", o->devs[i].fname, render_kinds[k],
-					 render_exts[e]);
-				p = path_join(o->plot.tmp, name);
-				if (!p) {
-					set_err(o, -ENOMEM, "out of memory");
-					break;
-				}
-				if (stat(p, &st) == 0) {
-					if (ok) {
-						free(p);
-						if (!(p = outdir_add(o, &o->plot, name)))
-							break;
-					} else {
-						unlink(p);
-					}
-				}
-				free(p);
-			}
-out:
-	if (argv)
-		for (int i = 1; i <= o->ndevs; i++)
-			free(argv[i]);
-	free(argv);
-	free(gp);
-	if (log)
-		fclose(log);
-}
-
 int outputs_finish(struct outputs *o, char *err, size_t errlen)
 {
 	int r;
@@ -1431,20 +506,15 @@ int outputs_finish(struct outputs *o, char *err, size_t errlen)
 		goto fail;
 	cover_bands(o);
 	if (o->want_pcap)
-		close_pcaps(o);
+		opcap_close_pcaps(o);
 	if (o->want_plot && !o->has_end)
-		take_sample(o, o->s->now, 1); /* never stepped through outputs_run_until */
+		out_take_sample(o, o->s->now, 1); /* never stepped through outputs_run_until */
 	if (o->want_plot)
-		for (int i = 0; i < o->ndevs && !o->err; i++) {
-			write_backlog_csv(o, &o->devs[i]);
-			write_throughput_csv(o, &o->devs[i]);
-			write_cdf_csv(o, &o->devs[i]);
-			write_gp(o, &o->devs[i]);
-		}
+		oplot_write_files(o);
 	if (o->err)
 		goto fail;
 	if (o->want_plot && o->ndevs)
-		render(o);
+		oplot_render(o);
 	if (o->err)
 		goto fail;
 	if ((o->want_pcap && (r = outdir_place(&o->pcap, err, errlen))) ||

@@ -1,4 +1,4 @@
-/* test_output.c - pcap files and plots of a run (report/output.c): the files
+/* test_output.c - pcap files and plots of a run (report/output.c, out_*.c): the files
  * hold exactly what the report counts, with the right timestamps and
  * frames; backlog samples follow a schedule computed by hand; a run with
  * outputs gives byte-identical reports and ends in the same state as one

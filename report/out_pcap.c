@@ -27,7 +27,7 @@ struct pcap_rec {
 
 #define PCAP_SNAPLEN 262144u
 
-static FILE *pcap_create(struct outputs *o, struct odev *od, struct band *b, int kind)
+static FILE *opcap_create(struct outputs *o, struct odev *od, struct band *b, int kind)
 {
 	static const struct pcap_hdr h = {0xa1b23c4d, 2, 4, 0, 0, PCAP_SNAPLEN, 1 /* ETHERNET */};
 	char name[128];
@@ -62,7 +62,7 @@ void opcap_write(struct outputs *o, struct odev *od, struct band *b, int kind, c
 			       p->caplen + tag, p->len + tag};
 	FILE *f = b->pcap[kind];
 
-	if (!f && !(f = b->pcap[kind] = pcap_create(o, od, b, kind)))
+	if (!f && !(f = b->pcap[kind] = opcap_create(o, od, b, kind)))
 		return;
 	if (t / 1000000000u > UINT32_MAX) {
 		out_set_err(o, -EOVERFLOW,
@@ -103,7 +103,7 @@ int opcap_close_pcaps(struct outputs *o)
 
 			for (int j = 0; j < 2; j++) {
 				if (!b->pcap[j] && !o->err)
-					b->pcap[j] = pcap_create(o, &o->devs[i], b, j);
+					b->pcap[j] = opcap_create(o, &o->devs[i], b, j);
 				if (b->pcap[j]) {
 					int bad = fflush(b->pcap[j]) || ferror(b->pcap[j]);
 

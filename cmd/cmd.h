@@ -4,8 +4,33 @@
 #ifndef TCSIM_CMD_H
 #define TCSIM_CMD_H
 
+#include <stdint.h>
+
+struct scenario_opts;
+
 /* tcsim explain --tc FILE [run options] [-v] [--trace FILE|- [--trace-filter EXPR]]
  *              --packet [K:]N CAPTURE... */
 int explain_main(int argc, char **argv);
+
+/* tcsim lint --tc FILE [--strict] [tcsim run's device and model options]
+ * [CAPTURE... ignored]. Prints the warnings and a summary on stdout; exit
+ * 0, or 1 with --strict when there are warnings; 2 on bad input (one line
+ * on stderr, nothing on stdout). */
+int lint_main(int argc, char **argv);
+/* tcsim lint SCENARIO.lua [--strict] [--seed N] [bounds] */
+int cmd_lint_lua(int argc, char **argv);
+
+/* ---- shared (cmd_util.c) ---- */
+
+/* 1 if the word names a scenario (ends in .lua) rather than a command. */
+int is_lua(const char *s);
+
+/* The bounds every Lua form takes: 1 when argv[*i] was one (and its value
+ * consumed), 0 when it is not one, -1 (after saying why, as cmd) when bad. */
+int bound_opt(int argc, char **argv, int *i, struct scenario_opts *o, const char *cmd);
+
+/* --timeout T and --max-memory N as values: 0, or non-zero when bad. */
+int parse_timeout(const char *s, uint64_t *ns);
+int parse_size(const char *s, uint64_t *out);
 
 #endif

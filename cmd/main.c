@@ -16,7 +16,6 @@
 #include "scenario.h"
 #include "nl_import.h"
 #include "kcheck.h"
-#include "lint.h"
 #include "output.h"
 #include "sim.h"
 #include "source.h"
@@ -602,71 +601,6 @@ out:
 
 /* ---- Lua scenarios ---- */
 
-/* --timeout T: tc's time syntax (2s, 500ms; bare = seconds), above 0. */
-static int parse_timeout(const char *s, uint64_t *ns)
-{
-	return tc_get_time_ns(ns, s) || !*ns || *ns > UINT64_MAX / 4;
-}
-
-/* --max-memory N: bytes, or with K, M, G or T (powers of 1024; KiB, MB, ...
- * read the same), at least 1M: Lua's own libraries need some. */
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	double v;
-	uint64_t mul = 1;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno || !(v > 0))
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': mul = 1ull << 10; end++; break;
-	case 'm': case 'M': mul = 1ull << 20; end++; break;
-	case 'g': case 'G': mul = 1ull << 30; end++; break;
-	case 't': case 'T': mul = 1ull << 40; end++; break;
-	}
-	if (mul > 1 && (!strcmp(end, "iB") || !strcmp(end, "B") || !strcmp(end, "b")))
-		end += strlen(end);
-	if (*end || v * (double)mul > 1e18 || v * (double)mul < (double)(1 << 20))
-		return -1;
-	*out = (uint64_t)(v * (double)mul);
-	return 0;
-}
-
-/* The bounds every Lua form takes: 1 when argv[*i] was one (and its value
- * consumed), 0 when it is not one, -1 (after saying why) when bad. */
-static int bound_opt(int argc, char **argv, int *i, struct scenario_opts *o, const char *cmd)
-{
-	const char *a = argv[*i], *v;
-	int timeout = !strcmp(a, "--timeout"), mem = !strcmp(a, "--max-memory");
-
-	if (!timeout && !mem) {
-		if (!strncmp(a, "--timeout=", 10))
-			timeout = 1, v = a + 10;
-		else if (!strncmp(a, "--max-memory=", 13))
-			mem = 1, v = a + 13;
-		else
-			return 0;
-	} else {
-		if (*i + 1 >= argc) {
-			fprintf(stderr, "%s: %s needs a value\n", cmd, a);
-			return -1;
-		}
-		v = argv[++*i];
-	}
-	if (timeout && parse_timeout(v, &o->timeout_ns)) {
-		fprintf(stderr, "%s: --timeout '%s': give a time above 0 (2s, 500ms; bare = seconds)\n", cmd, v);
-		return -1;
-	}
-	if (mem && parse_size(v, &o->max_memory)) {
-		fprintf(stderr, "%s: --max-memory '%s': give a size of 1M or more (bytes, or K, M, G)\n", cmd, v);
-		return -1;
-	}
-	o->owns_process = 1;
-	return 1;
-}
-
 static const char usage_scenario[] =
 	"usage: tcsim SCENARIO.lua [--seed N] [--json OUT|-] [--timeout T] [--max-memory N] [-- ARGS...]\n"
 	"       tcsim check SCENARIO.lua --expect GOLDEN.json [--tolerance PCT] [--tolerance-ns N]\n"
@@ -784,47 +718,6 @@ static int cmd_scenario(int argc, char **argv, int check)
 	o.owns_process = 1;
 	return scenario_main(&o);
 }
-
-static int is_lua(const char *s)
-{
-	size_t n = strlen(s);
-
-	return n > 4 && !strcmp(s + n - 4, ".lua");
-}
-
-
-/* tcsim lint SCENARIO.lua [--strict] [--seed N]: the scenario runs (its
- * own output discarded), then every simulation's policy is linted. */
-static int cmd_lint_lua(int argc, char **argv)
-{
-	struct scenario_opts o = {0};
-
-	o.path = argv[1];
-	o.quiet = 1;
-	o.lint = 1;
-	for (int i = 2; i < argc; i++) {
-		int b = bound_opt(argc, argv, &i, &o, "tcsim lint");
-
-		if (b < 0)
-			return 2;
-		if (b)
-			continue;
-		if (!strcmp(argv[i], "--strict")) {
-			o.strict = 1;
-			continue;
-		}
-		if (!strcmp(argv[i], "--seed") && i + 1 < argc && !opt_parse_u64(argv[i + 1], &o.seed)) {
-			o.has_seed = 1;
-			i++;
-			continue;
-		}
-		fprintf(stderr, "tcsim lint: '%s': a scenario takes only --strict, --seed N, --timeout T "
-				"and --max-memory N\n", argv[i]);
-		return 2;
-	}
-	return scenario_main(&o);
-}
-
 
 /* tcsim explain SCENARIO.lua --packet [K:]N [--sim NAME] [-v] [--seed N]:
  * the scenario runs (its own output discarded) and tells the story of

@@ -11,6 +11,9 @@ struct scenario_opts;
 /* tcsim bpf asm|disasm|check|run ...: argv[1] names the subcommand. */
 int cmd_bpf(int argc, char **argv);
 
+/* tcsim run --tc FILE [device, replay, model and output options] CAPTURE... */
+int cmd_sim_run(int argc, char **argv);
+
 /* tcsim explain --tc FILE [run options] [-v] [--trace FILE|- [--trace-filter EXPR]]
  *              --packet [K:]N CAPTURE... */
 int explain_main(int argc, char **argv);

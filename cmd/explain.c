@@ -1,5 +1,5 @@
-/* explain.c - `tcsim explain --tc FILE [run options] --packet [K:]N
- * CAPTURE...`: one packet's story (report/explain.c) over a tc file. */
+/* explain.c - `tcsim explain`: one packet's story (report/explain.c), over
+ * a tc file and captures (explain_main) or in a scenario (cmd_explain_lua). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -8,6 +8,7 @@
 
 #include "cmd.h"
 #include "run_opts.h"
+#include "scenario.h"
 #include "tc.h"
 #include "explain.h"
 #include "trace.h"
@@ -164,4 +165,65 @@ out:
 		fclose(devnull);
 	sim_free(&s);
 	return rc;
+}
+
+/* tcsim explain SCENARIO.lua --packet [K:]N [--sim NAME] [-v] [--seed N]:
+ * the scenario runs (its own output discarded) and tells the story of
+ * packet N of source K (from 1, in the order the scenario added them) of
+ * the simulation named (or the first it creates). */
+int cmd_explain_lua(int argc, char **argv)
+{
+	struct scenario_opts o = {0};
+	int have_packet = 0;
+
+	o.path = argv[1];
+	o.quiet = 1;
+	o.explain = 1;
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		int b = bound_opt(argc, argv, &i, &o, "tcsim explain");
+
+		if (b < 0)
+			return 2;
+		if (b)
+			continue;
+
+		if ((!strcmp(a, "-v") || !strcmp(a, "--verbose"))) {
+			o.explain_verbose = 1;
+		} else if (!strcmp(a, "--packet") && i + 1 < argc) {
+			const char *p = argv[++i], *colon = strchr(p, ':');
+			uint64_t k = 1, n;
+			char buf[64];
+
+			if (colon) {
+				snprintf(buf, sizeof(buf), "%.*s", (int)(colon - p), p);
+				if (opt_parse_u64(buf, &k) || !k || k > SIM_MAX_SOURCES)
+					goto bad;
+				p = colon + 1;
+			}
+			if (opt_parse_u64(p, &n) || !n)
+				goto bad;
+			o.explain_source = (int)k - 1;
+			o.explain_seq = n;
+			have_packet = 1;
+		} else if (!strcmp(a, "--sim") && i + 1 < argc) {
+			o.explain_sim = argv[++i];
+		} else if (!strcmp(a, "--seed") && i + 1 < argc && !opt_parse_u64(argv[i + 1], &o.seed)) {
+			o.has_seed = 1;
+			i++;
+		} else {
+			fprintf(stderr, "tcsim explain: '%s': a scenario takes --packet [K:]N, --sim NAME, -v "
+					"--seed N, --timeout T and --max-memory N\n", a);
+			return 2;
+		}
+		continue;
+bad:
+		fprintf(stderr, "tcsim explain: --packet '%s': give N or K:N (from 1)\n", argv[i]);
+		return 2;
+	}
+	if (!have_packet) {
+		fprintf(stderr, "tcsim explain: which packet? (--packet [K:]N)\n");
+		return 2;
+	}
+	return scenario_main(&o);
 }

@@ -16,12 +16,15 @@
 
 #define ERRLEN 512
 
+/* one line of source per line of the text, as it prints */
+/* clang-format off */
 static const char usage_bpf[] =
 	"usage: tcsim bpf asm [-f tc|c] FILE.ops\n"
 	"       tcsim bpf disasm FILTER\n"
 	"       tcsim bpf check [--kernel current|3.13] FILTER\n"
 	"       tcsim bpf run [-v] [--trace N] [--kernel current|3.13] [--seed S] FILTER CAPTURE\n"
 	"FILTER: -b 'N,code jt jf k,...' | -F BYTECODE-FILE | -a FILE.ops | -e 'TCPDUMP EXPRESSION'\n";
+/* clang-format on */
 
 struct filter_arg {
 	char kind; /* 'b' 'F' 'a' 'e' */
@@ -38,21 +41,15 @@ struct bpf_opts {
 };
 
 /* Loads the program a FILTER argument names, without checking it. */
-static int filter_load(const struct filter_arg *f, struct sock_filter **insns,
-		       uint32_t *len, char *err, size_t errlen)
+static int filter_load(const struct filter_arg *f, struct sock_filter **insns, uint32_t *len,
+		       char *err, size_t errlen)
 {
 	switch (f->kind) {
-	case 'b':
-		return bpf_parse_bytecode(f->val, "bytecode", insns, len, err, errlen);
-	case 'F':
-		return bpf_read_bytecode_file(f->val, insns, len, err, errlen);
-	case 'a':
-		return bpf_asm_file(f->val, insns, len, err, errlen);
-	case 'e':
-		return bpf_compile_expr(f->val, insns, len, err, errlen);
-	default:
-		snprintf(err, errlen, "no filter given (-b, -F, -a or -e)");
-		return -EINVAL;
+	case 'b': return bpf_parse_bytecode(f->val, "bytecode", insns, len, err, errlen);
+	case 'F': return bpf_read_bytecode_file(f->val, insns, len, err, errlen);
+	case 'a': return bpf_asm_file(f->val, insns, len, err, errlen);
+	case 'e': return bpf_compile_expr(f->val, insns, len, err, errlen);
+	default: snprintf(err, errlen, "no filter given (-b, -F, -a or -e)"); return -EINVAL;
 	}
 }
 
@@ -60,12 +57,9 @@ static int filter_load(const struct filter_arg *f, struct sock_filter **insns,
 static int parse_bpf_opts(int argc, char **argv, struct bpf_opts *o)
 {
 	static const struct option longopts[] = {
-		{"kernel", required_argument, NULL, 'k'},
-		{"trace", required_argument, NULL, 't'},
-		{"seed", required_argument, NULL, 's'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"kernel", required_argument, NULL, 'k'}, {"trace", required_argument, NULL, 't'},
+	    {"seed", required_argument, NULL, 's'},   {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -75,33 +69,35 @@ static int parse_bpf_opts(int argc, char **argv, struct bpf_opts *o)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+b:F:a:e:f:vh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'b': case 'F': case 'a': case 'e':
+		case 'b':
+		case 'F':
+		case 'a':
+		case 'e':
 			if (o->filter.kind) {
-				fprintf(stderr, "tcsim: only one FILTER (-b, -F, -a or -e) may be given\n");
+				fprintf(stderr,
+					"tcsim: only one FILTER (-b, -F, -a or -e) may be given\n");
 				return -1;
 			}
 			o->filter.kind = (char)c;
 			o->filter.val = optarg;
 			break;
-		case 'f':
-			o->format = optarg;
-			break;
-		case 'v':
-			o->verbose = 1;
-			break;
+		case 'f': o->format = optarg; break;
+		case 'v': o->verbose = 1; break;
 		case 'k':
 			if (!strcmp(optarg, "current"))
 				o->kernel = BPF_KERNEL_CURRENT;
 			else if (!strcmp(optarg, "3.13"))
 				o->kernel = BPF_KERNEL_3_13;
 			else {
-				fprintf(stderr, "tcsim: --kernel '%s': use 'current' or '3.13'\n", optarg);
+				fprintf(stderr, "tcsim: --kernel '%s': use 'current' or '3.13'\n",
+					optarg);
 				return -1;
 			}
 			break;
 		case 't':
 			if (opt_parse_u64(optarg, &o->trace) || o->trace == 0) {
-				fprintf(stderr, "tcsim: --trace '%s': a packet number from 1\n", optarg);
+				fprintf(stderr, "tcsim: --trace '%s': a packet number from 1\n",
+					optarg);
 				return -1;
 			}
 			break;
@@ -111,12 +107,8 @@ static int parse_bpf_opts(int argc, char **argv, struct bpf_opts *o)
 				return -1;
 			}
 			break;
-		case 'h':
-			fputs(usage_bpf, stdout);
-			exit(0);
-		default:
-			fputs(usage_bpf, stderr);
-			return -1;
+		case 'h': fputs(usage_bpf, stdout); exit(0);
+		default: fputs(usage_bpf, stderr); return -1;
 		}
 	}
 	return optind;
@@ -145,7 +137,8 @@ static int bpf_asm_cmd(int argc, char **argv)
 		return 1;
 	}
 	if (bpf_check(insns, len, o.kernel, err, sizeof(err))) {
-		fprintf(stderr, "tcsim: %s: the kernel would reject this program: %s\n", argv[i], err);
+		fprintf(stderr, "tcsim: %s: the kernel would reject this program: %s\n", argv[i],
+			err);
 		free(insns);
 		return 1;
 	}
@@ -225,8 +218,7 @@ static int bpf_check_cmd(int argc, char **argv)
 
 /* Prints the machine before each instruction in the layout of the
  * kernel's tools/bpf/bpf_dbg register dump. */
-static void trace_print(const struct bpf_prog *prog, const struct bpf_trace_state *st,
-			void *arg)
+static void trace_print(const struct bpf_prog *prog, const struct bpf_trace_state *st, void *arg)
 {
 	char line[128];
 	int any = 0;
@@ -300,7 +292,8 @@ static int bpf_run_cmd(int argc, char **argv)
 		if (pkt.reject) {
 			rejected++;
 			if (o.verbose)
-				printf("%llu rejected: %s\n", (unsigned long long)pkt.index, pkt.reject);
+				printf("%llu rejected: %s\n", (unsigned long long)pkt.index,
+				       pkt.reject);
 			continue;
 		}
 		bpf_skb_init_ether(&skb, pkt.data, pkt.caplen, pkt.len);
@@ -345,7 +338,10 @@ int cmd_bpf(int argc, char **argv)
 	static const struct {
 		const char *name;
 		int (*fn)(int, char **);
-	} cmds[] = {{"asm", bpf_asm_cmd}, {"disasm", bpf_disasm_cmd}, {"check", bpf_check_cmd}, {"run", bpf_run_cmd}};
+	} cmds[] = {{"asm", bpf_asm_cmd},
+		    {"disasm", bpf_disasm_cmd},
+		    {"check", bpf_check_cmd},
+		    {"run", bpf_run_cmd}};
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(usage_bpf, argc < 2 ? stderr : stdout);

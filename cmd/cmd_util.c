@@ -28,10 +28,26 @@ int parse_size(const char *s, uint64_t *out)
 	if (end == s || errno || !(v > 0))
 		return -1;
 	switch (*end) {
-	case 'k': case 'K': mul = 1ull << 10; end++; break;
-	case 'm': case 'M': mul = 1ull << 20; end++; break;
-	case 'g': case 'G': mul = 1ull << 30; end++; break;
-	case 't': case 'T': mul = 1ull << 40; end++; break;
+	case 'k':
+	case 'K':
+		mul = 1ull << 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		mul = 1ull << 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mul = 1ull << 30;
+		end++;
+		break;
+	case 't':
+	case 'T':
+		mul = 1ull << 40;
+		end++;
+		break;
 	}
 	if (mul > 1 && (!strcmp(end, "iB") || !strcmp(end, "B") || !strcmp(end, "b")))
 		end += strlen(end);
@@ -63,11 +79,15 @@ int bound_opt(int argc, char **argv, int *i, struct scenario_opts *o, const char
 		v = argv[++*i];
 	}
 	if (timeout && parse_timeout(v, &o->timeout_ns)) {
-		fprintf(stderr, "%s: --timeout '%s': give a time above 0 (2s, 500ms; bare = seconds)\n", cmd, v);
+		fprintf(stderr,
+			"%s: --timeout '%s': give a time above 0 (2s, 500ms; bare = seconds)\n",
+			cmd, v);
 		return -1;
 	}
 	if (mem && parse_size(v, &o->max_memory)) {
-		fprintf(stderr, "%s: --max-memory '%s': give a size of 1M or more (bytes, or K, M, G)\n", cmd, v);
+		fprintf(stderr,
+			"%s: --max-memory '%s': give a size of 1M or more (bytes, or K, M, G)\n",
+			cmd, v);
 		return -1;
 	}
 	o->owns_process = 1;

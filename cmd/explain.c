@@ -7,12 +7,14 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "explain.h"
 #include "run_opts.h"
 #include "scenario.h"
 #include "tc.h"
-#include "explain.h"
 #include "trace.h"
 
+/* one line of source per line of the text, as it prints */
+/* clang-format off */
 static const char usage_explain[] =
 	"usage: tcsim explain --tc FILE [run options] [-v] [--trace FILE|- [--trace-filter EXPR]]\n"
 	"                     --packet [K:]N CAPTURE...\n"
@@ -23,6 +25,7 @@ static const char usage_explain[] =
 	"run options, as tcsim run: --rate --overhead --mtu --txqueuelen --delay --dev --speed\n"
 	"  --pps --mbps --topspeed --loop --limit --duration --priority --vlan --seed --kernel\n"
 	"  --sfq-allot --sfq-hash   (tcsim run --help)\n";
+/* clang-format on */
 
 static int x_parse_packet(const char *a, int *source, uint64_t *seq)
 {
@@ -50,12 +53,12 @@ int explain_main(int argc, char **argv)
 {
 	enum { O_PACKET = 256, O_TRACE, O_TFILTER, O_HELP };
 	static const struct option own[] = {
-		{"packet", required_argument, NULL, O_PACKET},
-		{"trace", required_argument, NULL, O_TRACE},
-		{"trace-filter", required_argument, NULL, O_TFILTER},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, O_HELP},
-		{NULL, 0, NULL, 0},
+	    {"packet", required_argument, NULL, O_PACKET},
+	    {"trace", required_argument, NULL, O_TRACE},
+	    {"trace-filter", required_argument, NULL, O_TFILTER},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, O_HELP},
+	    {NULL, 0, NULL, 0},
 	};
 	struct option longopts[48];
 	struct run_opts opts;
@@ -89,20 +92,24 @@ int explain_main(int argc, char **argv)
 			case O_HELP: fputs(usage_explain, stdout); return 0;
 			default:
 				fprintf(stderr,
-					"tcsim explain: unknown option or missing value '%s' (tcsim explain --help)\n",
+					"tcsim explain: unknown option or missing value '%s' "
+					"(tcsim explain --help)\n",
 					argv[optind - 1]);
 				return 2;
 			}
 		if (bad) {
-			fprintf(stderr, "tcsim explain: --%s '%s': not a valid value (tcsim explain --help)\n",
-				c == 'v' ? "verbose" : longopts[li].name, a);
+			fprintf(
+			    stderr,
+			    "tcsim explain: --%s '%s': not a valid value (tcsim explain --help)\n",
+			    c == 'v' ? "verbose" : longopts[li].name, a);
 			return 2;
 		}
 	}
 	cfg = opts.cfg;
 	tcfile = opts.tcfile;
 	if (!tcfile || optind >= argc || xo.source < 0) {
-		fprintf(stderr, "tcsim explain: give --tc FILE, --packet [K:]N and at least one CAPTURE (tcsim explain --help)\n");
+		fprintf(stderr, "tcsim explain: give --tc FILE, --packet [K:]N and at least one "
+				"CAPTURE (tcsim explain --help)\n");
 		return 2;
 	}
 	if (trace_filter && !trace_path) {
@@ -111,8 +118,8 @@ int explain_main(int argc, char **argv)
 	}
 	if (xo.source >= argc - optind) {
 		fprintf(stderr, "tcsim: --packet %d:%llu: there %s only %d %s\n", xo.source + 1,
-			(unsigned long long)xo.seq, argc - optind == 1 ? "is" : "are", argc - optind,
-			argc - optind == 1 ? "capture" : "captures");
+			(unsigned long long)xo.seq, argc - optind == 1 ? "is" : "are",
+			argc - optind, argc - optind == 1 ? "capture" : "captures");
 		return 1;
 	}
 	xo.label = argv[optind + xo.source];
@@ -208,16 +215,20 @@ int cmd_explain_lua(int argc, char **argv)
 			have_packet = 1;
 		} else if (!strcmp(a, "--sim") && i + 1 < argc) {
 			o.explain_sim = argv[++i];
-		} else if (!strcmp(a, "--seed") && i + 1 < argc && !opt_parse_u64(argv[i + 1], &o.seed)) {
+		} else if (!strcmp(a, "--seed") && i + 1 < argc &&
+			   !opt_parse_u64(argv[i + 1], &o.seed)) {
 			o.has_seed = 1;
 			i++;
 		} else {
-			fprintf(stderr, "tcsim explain: '%s': a scenario takes --packet [K:]N, --sim NAME, -v "
-					"--seed N, --timeout T and --max-memory N\n", a);
+			fprintf(
+			    stderr,
+			    "tcsim explain: '%s': a scenario takes --packet [K:]N, --sim NAME, -v "
+			    "--seed N, --timeout T and --max-memory N\n",
+			    a);
 			return 2;
 		}
 		continue;
-bad:
+	bad:
 		fprintf(stderr, "tcsim explain: --packet '%s': give N or K:N (from 1)\n", argv[i]);
 		return 2;
 	}

@@ -24,13 +24,16 @@ int cmd_kcheck_lua(int argc, char **argv)
 			return 2;
 		if (b)
 			continue;
-		if (!strcmp(argv[i], "--seed") && i + 1 < argc && !opt_parse_u64(argv[i + 1], &o.seed)) {
+		if (!strcmp(argv[i], "--seed") && i + 1 < argc &&
+		    !opt_parse_u64(argv[i + 1], &o.seed)) {
 			o.has_seed = 1;
 			i++;
 			continue;
 		}
-		fprintf(stderr, "tcsim kernel-check: '%s': a scenario takes only --seed N, --timeout T "
-				"and --max-memory N\n", argv[i]);
+		fprintf(stderr,
+			"tcsim kernel-check: '%s': a scenario takes only --seed N, --timeout T "
+			"and --max-memory N\n",
+			argv[i]);
 		return 2;
 	}
 	return scenario_main(&o);

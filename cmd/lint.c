@@ -12,6 +12,8 @@
 #include "sim.h"
 #include "tc.h"
 
+/* one line of source per line of the text, as it prints */
+/* clang-format off */
 static const char usage_lint[] =
 	"usage: tcsim lint --tc FILE [--strict] [tcsim run's device and model options] [CAPTURE...]\n"
 	"  prints what the policy does that its author probably did not mean, one line each:\n"
@@ -22,21 +24,22 @@ static const char usage_lint[] =
 	"                   as tcsim run (a --rate in bps is bytes per second: a warning)\n"
 	"  the replay and output options of tcsim run and CAPTUREs are accepted (checked) and ignored\n"
 	"exit: 0, 1 (--strict and warnings), 2 (bad input)\n";
+/* clang-format on */
 
 int lint_main(int argc, char **argv)
 {
 	enum { O_STRICT = 256, O_IGNORED_ARG, O_HELP };
 	static const struct option own[] = {
-		{"strict", no_argument, NULL, O_STRICT},
-		/* tcsim run's output options: accepted, not used */
-		{"json", required_argument, NULL, O_IGNORED_ARG},
-		{"pcap-out", required_argument, NULL, O_IGNORED_ARG},
-		{"plot", required_argument, NULL, O_IGNORED_ARG},
-		{"plot-interval", required_argument, NULL, O_IGNORED_ARG},
-		{"trace", required_argument, NULL, O_IGNORED_ARG},
-		{"trace-filter", required_argument, NULL, O_IGNORED_ARG},
-		{"help", no_argument, NULL, O_HELP},
-		{NULL, 0, NULL, 0},
+	    {"strict", no_argument, NULL, O_STRICT},
+	    /* tcsim run's output options: accepted, not used */
+	    {"json", required_argument, NULL, O_IGNORED_ARG},
+	    {"pcap-out", required_argument, NULL, O_IGNORED_ARG},
+	    {"plot", required_argument, NULL, O_IGNORED_ARG},
+	    {"plot-interval", required_argument, NULL, O_IGNORED_ARG},
+	    {"trace", required_argument, NULL, O_IGNORED_ARG},
+	    {"trace-filter", required_argument, NULL, O_IGNORED_ARG},
+	    {"help", no_argument, NULL, O_HELP},
+	    {NULL, 0, NULL, 0},
 	};
 	struct option longopts[48];
 	struct run_opts opts;
@@ -66,12 +69,14 @@ int lint_main(int argc, char **argv)
 			case O_HELP: fputs(usage_lint, stdout); return 0;
 			default:
 				fprintf(stderr,
-					"tcsim lint: unknown option or missing value '%s' (tcsim lint --help)\n",
+					"tcsim lint: unknown option or missing value '%s' "
+					"(tcsim lint --help)\n",
 					argv[optind - 1]);
 				return 2;
 			}
 		if (bad) {
-			fprintf(stderr, "tcsim lint: --%s '%s': not a valid value (tcsim lint --help)\n",
+			fprintf(stderr,
+				"tcsim lint: --%s '%s': not a valid value (tcsim lint --help)\n",
 				longopts[li].name, a);
 			return 2;
 		}
@@ -101,7 +106,8 @@ int lint_main(int argc, char **argv)
 		return 2;
 	}
 	if (devname && !sim_dev_find(&s, devname)) {
-		fprintf(stderr, "tcsim lint: --dev %s: %s configures no such device\n", devname, tcfile);
+		fprintf(stderr, "tcsim lint: --dev %s: %s configures no such device\n", devname,
+			tcfile);
 		sim_free(&s);
 		return 2;
 	}
@@ -140,13 +146,16 @@ int cmd_lint_lua(int argc, char **argv)
 			o.strict = 1;
 			continue;
 		}
-		if (!strcmp(argv[i], "--seed") && i + 1 < argc && !opt_parse_u64(argv[i + 1], &o.seed)) {
+		if (!strcmp(argv[i], "--seed") && i + 1 < argc &&
+		    !opt_parse_u64(argv[i + 1], &o.seed)) {
 			o.has_seed = 1;
 			i++;
 			continue;
 		}
-		fprintf(stderr, "tcsim lint: '%s': a scenario takes only --strict, --seed N, --timeout T "
-				"and --max-memory N\n", argv[i]);
+		fprintf(stderr,
+			"tcsim lint: '%s': a scenario takes only --strict, --seed N, --timeout T "
+			"and --max-memory N\n",
+			argv[i]);
 		return 2;
 	}
 	return scenario_main(&o);

@@ -12,6 +12,8 @@
 #define TCSIM_VERSION "unknown"
 #endif
 
+/* one line of source per line of the text, as it prints */
+/* clang-format off */
 static const char usage_top[] =
 	"tcsim - a discrete-event simulator of Linux traffic control\n"
 	"usage: tcsim SCENARIO.lua [--seed N] [--json OUT] [--timeout T] [--max-memory N]   (tcsim scenario --help)\n"
@@ -23,6 +25,7 @@ static const char usage_top[] =
 	"       tcsim import dev DEV [--netns NAME] [--filters-only]   (tcsim import --help)\n"
 	"       tcsim bpf asm|disasm|check|run ...       (tcsim bpf --help)\n"
 	"       tcsim help [COMMAND]   tcsim --version   (man tcsim: every option, exit codes)\n";
+/* clang-format on */
 
 /* A command gets argv from its own name on. Some take a scenario in place
  * of their options (tcsim lint X.lua): lua, when the word after the
@@ -33,14 +36,14 @@ static const struct command {
 	int (*run)(int argc, char **argv);
 	int (*lua)(int argc, char **argv);
 } commands[] = {
-	{"run", cmd_sim_run, NULL},
-	{"scenario", cmd_scenario, NULL},
-	{"check", cmd_check, NULL},
-	{"explain", explain_main, cmd_explain_lua},
-	{"lint", lint_main, cmd_lint_lua},
-	{"kernel-check", kcheck_main, cmd_kcheck_lua},
-	{"import", nl_import_main, NULL},
-	{"bpf", cmd_bpf, NULL},
+    {"run", cmd_sim_run, NULL},			   /* run.c */
+    {"scenario", cmd_scenario, NULL},		   /* scenario.c */
+    {"check", cmd_check, NULL},			   /* scenario.c */
+    {"explain", explain_main, cmd_explain_lua},	   /* explain.c */
+    {"lint", lint_main, cmd_lint_lua},		   /* lint.c */
+    {"kernel-check", kcheck_main, cmd_kcheck_lua}, /* kernel/kcheck.c, kernel_check.c */
+    {"import", nl_import_main, NULL},		   /* kernel/nl_import.c */
+    {"bpf", cmd_bpf, NULL},			   /* bpf.c */
 };
 
 int main(int argc, char **argv)
@@ -75,7 +78,9 @@ int main(int argc, char **argv)
 		fputs(usage_top, stdout);
 		return 0;
 	}
-	fprintf(stderr, "tcsim: '%s' is not a tcsim command or scenario (a scenario ends in .lua; tcsim help)\n",
+	fprintf(stderr,
+		"tcsim: '%s' is not a tcsim command or scenario "
+		"(a scenario ends in .lua; tcsim help)\n",
 		argv[1]);
 	return 2;
 }

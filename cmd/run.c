@@ -15,6 +15,8 @@
 #include "tc.h"
 #include "trace.h"
 
+/* one line of source per line of the text, as it prints */
+/* clang-format off */
 static const char usage_run[] =
 	"usage: tcsim run --tc FILE [device options] [replay options] [--json OUT|-] CAPTURE...\n"
 	"device (every device the tc file names):\n"
@@ -44,6 +46,7 @@ static const char usage_run[] =
 	"  --trace FILE|-   one line per event of every packet (docs/trace.md); '-' = stdout,\n"
 	"                   before the report\n"
 	"  --trace-filter EXPR  trace only the packets this tcpdump expression accepts\n";
+/* clang-format on */
 
 /* The JSON report goes to a temporary file opened before the run, renamed
  * into place only when everything succeeded: a failure leaves nothing. */
@@ -96,14 +99,14 @@ int cmd_sim_run(int argc, char **argv)
 {
 	enum { O_JSON = 256, O_PCAP, O_PLOT, O_PLOTINT, O_TRACE, O_TFILTER, O_HELP };
 	static const struct option own[] = {
-		{"json", required_argument, NULL, O_JSON},
-		{"trace", required_argument, NULL, O_TRACE},
-		{"trace-filter", required_argument, NULL, O_TFILTER},
-		{"pcap-out", required_argument, NULL, O_PCAP},
-		{"plot", required_argument, NULL, O_PLOT},
-		{"plot-interval", required_argument, NULL, O_PLOTINT},
-		{"help", no_argument, NULL, O_HELP},
-		{NULL, 0, NULL, 0},
+	    {"json", required_argument, NULL, O_JSON},
+	    {"trace", required_argument, NULL, O_TRACE},
+	    {"trace-filter", required_argument, NULL, O_TFILTER},
+	    {"pcap-out", required_argument, NULL, O_PCAP},
+	    {"plot", required_argument, NULL, O_PLOT},
+	    {"plot-interval", required_argument, NULL, O_PLOTINT},
+	    {"help", no_argument, NULL, O_HELP},
+	    {NULL, 0, NULL, 0},
 	};
 	struct option longopts[48];
 	struct run_opts opts;
@@ -138,15 +141,20 @@ int cmd_sim_run(int argc, char **argv)
 			case O_TFILTER: trace_filter = a; break;
 			case O_PCAP: oo.pcap_dir = a; break;
 			case O_PLOT: oo.plot_dir = a; break;
-			case O_PLOTINT: bad = tc_get_time_ns(&oo.interval_ns, a) || !oo.interval_ns; break;
+			case O_PLOTINT:
+				bad = tc_get_time_ns(&oo.interval_ns, a) || !oo.interval_ns;
+				break;
 			case O_HELP: fputs(usage_run, stdout); return 0;
 			default:
-				fprintf(stderr, "tcsim run: unknown option or missing value '%s' (tcsim run --help)\n",
+				fprintf(stderr,
+					"tcsim run: unknown option or missing value '%s' "
+					"(tcsim run --help)\n",
 					argv[optind - 1]);
 				return 2;
 			}
 		if (bad) {
-			fprintf(stderr, "tcsim run: --%s '%s': not a valid value (tcsim run --help)\n",
+			fprintf(stderr,
+				"tcsim run: --%s '%s': not a valid value (tcsim run --help)\n",
 				longopts[li].name, a);
 			return 2;
 		}
@@ -154,7 +162,8 @@ int cmd_sim_run(int argc, char **argv)
 	cfg = opts.cfg;
 	tcfile = opts.tcfile;
 	if (!tcfile || optind >= argc) {
-		fprintf(stderr, "tcsim run: give --tc FILE and at least one CAPTURE (tcsim run --help)\n");
+		fprintf(stderr,
+			"tcsim run: give --tc FILE and at least one CAPTURE (tcsim run --help)\n");
 		return 2;
 	}
 	if (json_open(&jo, json))

@@ -8,6 +8,8 @@
 #include "run_opts.h"
 #include "scenario.h"
 
+/* one line of source per line of the text, as it prints */
+/* clang-format off */
 static const char usage_scenario[] =
 	"usage: tcsim SCENARIO.lua [--seed N] [--json OUT|-] [--timeout T] [--max-memory N] [-- ARGS...]\n"
 	"       tcsim check SCENARIO.lua --expect GOLDEN.json [--tolerance PCT] [--tolerance-ns N]\n"
@@ -27,24 +29,36 @@ static const char usage_scenario[] =
 	"  --max-memory N   stop a scenario whose Lua memory (or, sampled, the process heap)\n"
 	"                   passes N (bytes, or 256M, 1G): one line, exit 125, no output written\n"
 	"The scenario API: docs/lua-api.md.\n";
+/* clang-format on */
 
 static int run_scenario(int argc, char **argv, int check)
 {
-	enum { O_SEED = 256, O_JSON, O_EXPECT, O_WRITE, O_TOL, O_TOLNS, O_MAXL, O_QUIET, O_HELP, O_TIMEOUT,
-	       O_MAXMEM };
+	enum {
+		O_SEED = 256,
+		O_JSON,
+		O_EXPECT,
+		O_WRITE,
+		O_TOL,
+		O_TOLNS,
+		O_MAXL,
+		O_QUIET,
+		O_HELP,
+		O_TIMEOUT,
+		O_MAXMEM
+	};
 	static const struct option longopts[] = {
-		{"seed", required_argument, NULL, O_SEED},
-		{"json", required_argument, NULL, O_JSON},
-		{"expect", required_argument, NULL, O_EXPECT},
-		{"write-golden", required_argument, NULL, O_WRITE},
-		{"tolerance", required_argument, NULL, O_TOL},
-		{"tolerance-ns", required_argument, NULL, O_TOLNS},
-		{"max-lines", required_argument, NULL, O_MAXL},
-		{"quiet", no_argument, NULL, O_QUIET},
-		{"help", no_argument, NULL, O_HELP},
-		{"timeout", required_argument, NULL, O_TIMEOUT},
-		{"max-memory", required_argument, NULL, O_MAXMEM},
-		{NULL, 0, NULL, 0},
+	    {"seed", required_argument, NULL, O_SEED},
+	    {"json", required_argument, NULL, O_JSON},
+	    {"expect", required_argument, NULL, O_EXPECT},
+	    {"write-golden", required_argument, NULL, O_WRITE},
+	    {"tolerance", required_argument, NULL, O_TOL},
+	    {"tolerance-ns", required_argument, NULL, O_TOLNS},
+	    {"max-lines", required_argument, NULL, O_MAXL},
+	    {"quiet", no_argument, NULL, O_QUIET},
+	    {"help", no_argument, NULL, O_HELP},
+	    {"timeout", required_argument, NULL, O_TIMEOUT},
+	    {"max-memory", required_argument, NULL, O_MAXMEM},
+	    {NULL, 0, NULL, 0},
 	};
 	struct scenario_opts o = {0};
 	int c, li = 0;
@@ -72,8 +86,14 @@ static int run_scenario(int argc, char **argv, int check)
 			o.has_seed = 1;
 			break;
 		case O_JSON: o.json = a; break;
-		case O_EXPECT: o.expect = a; bad = !check; break;
-		case O_WRITE: o.write_golden = a; bad = !check; break;
+		case O_EXPECT:
+			o.expect = a;
+			bad = !check;
+			break;
+		case O_WRITE:
+			o.write_golden = a;
+			bad = !check;
+			break;
 		case O_TOL:
 			/* 0 is allowed: exact, as without the option */
 			bad = !check || (strcmp(a, "0") && opt_parse_positive(a, &d)) || d > 1e6;
@@ -87,33 +107,39 @@ static int run_scenario(int argc, char **argv, int check)
 			bad = !check || opt_parse_u64(a, &u) || u > 1000000;
 			o.max_diff_lines = (int)u;
 			break;
-		case O_QUIET: o.quiet = 1; bad = !check; break;
-		case O_TIMEOUT:
-			bad = parse_timeout(a, &o.timeout_ns);
+		case O_QUIET:
+			o.quiet = 1;
+			bad = !check;
 			break;
+		case O_TIMEOUT: bad = parse_timeout(a, &o.timeout_ns); break;
 		case O_MAXMEM: bad = parse_size(a, &o.max_memory); break;
 		case O_HELP: fputs(usage_scenario, stdout); return 0;
 		default:
-			fprintf(stderr, "tcsim: unknown option or missing value '%s' (tcsim check --help)\n",
-				argv[optind - 1]);
+			fprintf(
+			    stderr,
+			    "tcsim: unknown option or missing value '%s' (tcsim check --help)\n",
+			    argv[optind - 1]);
 			return 2;
 		}
 		if (bad) {
-			fprintf(stderr, "tcsim: --%s%s%s: %s (tcsim check --help)\n", longopts[li].name, a ? " " : "",
-				a ? a : "",
-				check || c == O_SEED || c == O_TIMEOUT || c == O_MAXMEM ? "not a valid value"
-										     : "belongs to tcsim check");
+			fprintf(stderr, "tcsim: --%s%s%s: %s (tcsim check --help)\n",
+				longopts[li].name, a ? " " : "", a ? a : "",
+				check || c == O_SEED || c == O_TIMEOUT || c == O_MAXMEM
+				    ? "not a valid value"
+				    : "belongs to tcsim check");
 			return 2;
 		}
 	}
 	if (optind < argc && !strcmp(argv[optind - 1], "--"))
 		; /* the rest are the script's */
 	else if (optind < argc) {
-		fprintf(stderr, "tcsim: '%s': the scenario's own arguments go after --\n", argv[optind]);
+		fprintf(stderr, "tcsim: '%s': the scenario's own arguments go after --\n",
+			argv[optind]);
 		return 2;
 	}
 	if (check && !o.expect && !o.write_golden) {
-		fprintf(stderr, "tcsim check: give --expect GOLDEN.json or --write-golden GOLDEN.json\n");
+		fprintf(stderr,
+			"tcsim check: give --expect GOLDEN.json or --write-golden GOLDEN.json\n");
 		return 2;
 	}
 	if (check && o.expect && o.write_golden) {

@@ -1,5 +1,5 @@
-/* explain.c - `tcsim explain --tc FILE [run options] --packet [K:]N
- * CAPTURE...`: one packet's story (report/explain.c) over a tc file. */
+/* explain.c - `tcsim explain`: one packet's story (report/explain.c), over
+ * a tc file and captures (explain_main) or in a scenario (cmd_explain_lua). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -7,11 +7,14 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "run_opts.h"
-#include "tc.h"
 #include "explain.h"
+#include "run_opts.h"
+#include "scenario.h"
+#include "tc.h"
 #include "trace.h"
 
+/* one line of source per line of the text, as it prints */
+/* clang-format off */
 static const char usage_explain[] =
 	"usage: tcsim explain --tc FILE [run options] [-v] [--trace FILE|- [--trace-filter EXPR]]\n"
 	"                     --packet [K:]N CAPTURE...\n"
@@ -22,6 +25,7 @@ static const char usage_explain[] =
 	"run options, as tcsim run: --rate --overhead --mtu --txqueuelen --delay --dev --speed\n"
 	"  --pps --mbps --topspeed --loop --limit --duration --priority --vlan --seed --kernel\n"
 	"  --sfq-allot --sfq-hash   (tcsim run --help)\n";
+/* clang-format on */
 
 static int x_parse_packet(const char *a, int *source, uint64_t *seq)
 {
@@ -49,12 +53,12 @@ int explain_main(int argc, char **argv)
 {
 	enum { O_PACKET = 256, O_TRACE, O_TFILTER, O_HELP };
 	static const struct option own[] = {
-		{"packet", required_argument, NULL, O_PACKET},
-		{"trace", required_argument, NULL, O_TRACE},
-		{"trace-filter", required_argument, NULL, O_TFILTER},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, O_HELP},
-		{NULL, 0, NULL, 0},
+	    {"packet", required_argument, NULL, O_PACKET},
+	    {"trace", required_argument, NULL, O_TRACE},
+	    {"trace-filter", required_argument, NULL, O_TFILTER},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, O_HELP},
+	    {NULL, 0, NULL, 0},
 	};
 	struct option longopts[48];
 	struct run_opts opts;
@@ -88,20 +92,24 @@ int explain_main(int argc, char **argv)
 			case O_HELP: fputs(usage_explain, stdout); return 0;
 			default:
 				fprintf(stderr,
-					"tcsim explain: unknown option or missing value '%s' (tcsim explain --help)\n",
+					"tcsim explain: unknown option or missing value '%s' "
+					"(tcsim explain --help)\n",
 					argv[optind - 1]);
 				return 2;
 			}
 		if (bad) {
-			fprintf(stderr, "tcsim explain: --%s '%s': not a valid value (tcsim explain --help)\n",
-				c == 'v' ? "verbose" : longopts[li].name, a);
+			fprintf(
+			    stderr,
+			    "tcsim explain: --%s '%s': not a valid value (tcsim explain --help)\n",
+			    c == 'v' ? "verbose" : longopts[li].name, a);
 			return 2;
 		}
 	}
 	cfg = opts.cfg;
 	tcfile = opts.tcfile;
 	if (!tcfile || optind >= argc || xo.source < 0) {
-		fprintf(stderr, "tcsim explain: give --tc FILE, --packet [K:]N and at least one CAPTURE (tcsim explain --help)\n");
+		fprintf(stderr, "tcsim explain: give --tc FILE, --packet [K:]N and at least one "
+				"CAPTURE (tcsim explain --help)\n");
 		return 2;
 	}
 	if (trace_filter && !trace_path) {
@@ -110,8 +118,8 @@ int explain_main(int argc, char **argv)
 	}
 	if (xo.source >= argc - optind) {
 		fprintf(stderr, "tcsim: --packet %d:%llu: there %s only %d %s\n", xo.source + 1,
-			(unsigned long long)xo.seq, argc - optind == 1 ? "is" : "are", argc - optind,
-			argc - optind == 1 ? "capture" : "captures");
+			(unsigned long long)xo.seq, argc - optind == 1 ? "is" : "are",
+			argc - optind, argc - optind == 1 ? "capture" : "captures");
 		return 1;
 	}
 	xo.label = argv[optind + xo.source];
@@ -164,4 +172,69 @@ out:
 		fclose(devnull);
 	sim_free(&s);
 	return rc;
+}
+
+/* tcsim explain SCENARIO.lua --packet [K:]N [--sim NAME] [-v] [--seed N]:
+ * the scenario runs (its own output discarded) and tells the story of
+ * packet N of source K (from 1, in the order the scenario added them) of
+ * the simulation named (or the first it creates). */
+int cmd_explain_lua(int argc, char **argv)
+{
+	struct scenario_opts o = {0};
+	int have_packet = 0;
+
+	o.path = argv[1];
+	o.quiet = 1;
+	o.explain = 1;
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		int b = bound_opt(argc, argv, &i, &o, "tcsim explain");
+
+		if (b < 0)
+			return 2;
+		if (b)
+			continue;
+
+		if ((!strcmp(a, "-v") || !strcmp(a, "--verbose"))) {
+			o.explain_verbose = 1;
+		} else if (!strcmp(a, "--packet") && i + 1 < argc) {
+			const char *p = argv[++i], *colon = strchr(p, ':');
+			uint64_t k = 1, n;
+			char buf[64];
+
+			if (colon) {
+				snprintf(buf, sizeof(buf), "%.*s", (int)(colon - p), p);
+				if (opt_parse_u64(buf, &k) || !k || k > SIM_MAX_SOURCES)
+					goto bad;
+				p = colon + 1;
+			}
+			if (opt_parse_u64(p, &n) || !n)
+				goto bad;
+			o.explain_source = (int)k - 1;
+			o.explain_seq = n;
+			have_packet = 1;
+		} else if (!strcmp(a, "--sim") && i + 1 < argc) {
+			o.explain_sim = argv[++i];
+		} else if (!strcmp(a, "--seed") && i + 1 < argc &&
+			   !opt_parse_u64(argv[i + 1], &o.seed)) {
+			o.has_seed = 1;
+			i++;
+		} else {
+			fprintf(
+			    stderr,
+			    "tcsim explain: '%s': a scenario takes --packet [K:]N, --sim NAME, -v "
+			    "--seed N, --timeout T and --max-memory N\n",
+			    a);
+			return 2;
+		}
+		continue;
+	bad:
+		fprintf(stderr, "tcsim explain: --packet '%s': give N or K:N (from 1)\n", argv[i]);
+		return 2;
+	}
+	if (!have_packet) {
+		fprintf(stderr, "tcsim explain: which packet? (--packet [K:]N)\n");
+		return 2;
+	}
+	return scenario_main(&o);
 }

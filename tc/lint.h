@@ -1,7 +1,7 @@
 /* lint.h - `tcsim lint`: static warnings about a traffic-control policy
  * that the kernel accepts but that does not do what its author meant
  * (tc/lint.c has the list of checks, tc/lint_bpf.c the program analysis
- * they rest on and its limits).
+ * they rest on and its limits, cmd/lint.c the command line).
  *
  * Every warning is one line, "FILE:LINE: warning: <what>; <fix>", where
  * FILE:LINE is the tc command that added the filter concerned. */
@@ -15,12 +15,6 @@
 #include "bpf.h"
 
 struct sim;
-
-/* tcsim lint --tc FILE [--strict] [tcsim run's device and model options]
- * [CAPTURE... ignored]. argv[0] is "lint". Prints the warnings and a
- * summary on stdout; exit 0, or 1 with --strict when there are warnings;
- * 2 on bad input (one line on stderr, nothing on stdout). */
-int lint_main(int argc, char **argv);
 
 /* Lints every device of a configured simulation: prints one line per
  * warning to out, sorted by file and line, and adds their number to

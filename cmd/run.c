@@ -1,0 +1,254 @@
+/* run.c - `tcsim run --tc FILE [options] CAPTURE...`: one simulation of a
+ * tc file over captures, reported as text or JSON, with pcaps, plots, traces. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "output.h"
+#include "report.h"
+#include "run_opts.h"
+#include "sim.h"
+#include "tc.h"
+#include "trace.h"
+
+/* one line of source per line of the text, as it prints */
+/* clang-format off */
+static const char usage_run[] =
+	"usage: tcsim run --tc FILE [device options] [replay options] [--json OUT|-] CAPTURE...\n"
+	"device (every device the tc file names):\n"
+	"  --rate R         line rate in tc units: 10mbit, 1gbit, 100kbps (= bytes/s) [10mbit]\n"
+	"  --overhead B     bytes added to each frame on the wire [0]\n"
+	"  --mtu N          [1500]     --txqueuelen N  [1000]     --delay T  propagation [0]\n"
+	"  --dev NAME       the device the captures enter [the first one the tc file names]\n"
+	"replay (tcpreplay's words):\n"
+	"  --speed X        X times the capture's pace     --pps N / --mbps N   fixed pace\n"
+	"  --topspeed       every packet at t = 0          --loop N   play N times\n"
+	"  --limit N        at most N packets per capture  --duration T  stop after T (s, ms, us, ns)\n"
+	"                   (--loop 0 = forever, with --limit or --duration)\n"
+	"  --priority forward|N|X:Y   skb->priority: a router's TOS->priority (default) or fixed\n"
+	"  --vlan offload|inline      802.1Q tags out of band (default) or kept in the frame\n"
+	"model:\n"
+	"  --seed N         the generator behind sfq perturbation and #rand [1]\n"
+	"  --kernel current|3.13     --sfq-allot units|bytes  (8-byte units: 3.13..6.12)\n"
+	"  --sfq-hash tuple|random   distinct flows never share a bucket (default), or the\n"
+	"                   kernel's jhash with a seeded perturbation: collisions as on Linux\n"
+	"output:\n"
+	"  --json OUT|-     the results as JSON (README, JSON); '-' = only JSON, on stdout\n"
+	"  --pcap-out DIR   per device and band: DEV-BAND-sent.pcap (stamped at departure) and\n"
+	"                   DEV-BAND-dropped.pcap (stamped at arrival), nanosecond pcap\n"
+	"  --plot DIR       per device: backlog and throughput per band over time, delay CDFs:\n"
+	"                   CSV + gnuplot script always, PNG/SVG when gnuplot is installed\n"
+	"  --plot-interval T  sampling interval of the plots [adaptive: 500-2500 points]\n"
+	"  --trace FILE|-   one line per event of every packet (docs/trace.md); '-' = stdout,\n"
+	"                   before the report\n"
+	"  --trace-filter EXPR  trace only the packets this tcpdump expression accepts\n";
+/* clang-format on */
+
+/* The JSON report goes to a temporary file opened before the run, renamed
+ * into place only when everything succeeded: a failure leaves nothing. */
+struct json_out {
+	FILE *f;
+	char tmp[4096];
+	const char *path;
+};
+
+static int json_open(struct json_out *j, const char *path)
+{
+	j->path = path;
+	j->f = NULL;
+	if (!path || !strcmp(path, "-"))
+		return 0;
+	snprintf(j->tmp, sizeof(j->tmp), "%s.tmp.%d", path, (int)getpid());
+	j->f = fopen(j->tmp, "w");
+	if (!j->f) {
+		fprintf(stderr, "tcsim: --json %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static void json_abort(struct json_out *j)
+{
+	if (j->f) {
+		fclose(j->f);
+		unlink(j->tmp);
+		j->f = NULL;
+	}
+}
+
+static int json_commit(struct json_out *j, const struct sim *s)
+{
+	if (!j->f)
+		return 0;
+	report_json(s, j->f);
+	if (fflush(j->f) || ferror(j->f) || fclose(j->f) || rename(j->tmp, j->path)) {
+		fprintf(stderr, "tcsim: --json %s: %s\n", j->path, strerror(errno));
+		unlink(j->tmp);
+		j->f = NULL;
+		return 1;
+	}
+	j->f = NULL;
+	return 0;
+}
+
+int cmd_sim_run(int argc, char **argv)
+{
+	enum { O_JSON = 256, O_PCAP, O_PLOT, O_PLOTINT, O_TRACE, O_TFILTER, O_HELP };
+	static const struct option own[] = {
+	    {"json", required_argument, NULL, O_JSON},
+	    {"trace", required_argument, NULL, O_TRACE},
+	    {"trace-filter", required_argument, NULL, O_TFILTER},
+	    {"pcap-out", required_argument, NULL, O_PCAP},
+	    {"plot", required_argument, NULL, O_PLOT},
+	    {"plot-interval", required_argument, NULL, O_PLOTINT},
+	    {"help", no_argument, NULL, O_HELP},
+	    {NULL, 0, NULL, 0},
+	};
+	struct option longopts[48];
+	struct run_opts opts;
+	struct sim_config cfg;
+	struct sim s;
+	struct json_out jo = {0};
+	struct output_opts oo = {0};
+	struct outputs *outs = NULL;
+	char *tcout = NULL;
+	size_t tcout_len = 0;
+	const char *trace_path = NULL, *trace_filter = NULL;
+	struct trace *tr = NULL;
+	FILE *tcmem;
+	const char *tcfile = NULL, *json = NULL;
+	char err[1024];
+	int c, li = 0, rc = 1;
+
+	run_opts_default(&opts);
+	run_opts_longopts(longopts, sizeof(longopts) / sizeof(longopts[0]), own);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+", longopts, &li)) != -1) {
+		const char *a = optarg;
+		int bad = 0, r = run_opts_apply(&opts, c, a);
+
+		if (r < 0)
+			bad = 1;
+		else if (r == 0)
+			switch (c) {
+			case O_JSON: json = a; break;
+			case O_TRACE: trace_path = a; break;
+			case O_TFILTER: trace_filter = a; break;
+			case O_PCAP: oo.pcap_dir = a; break;
+			case O_PLOT: oo.plot_dir = a; break;
+			case O_PLOTINT:
+				bad = tc_get_time_ns(&oo.interval_ns, a) || !oo.interval_ns;
+				break;
+			case O_HELP: fputs(usage_run, stdout); return 0;
+			default:
+				fprintf(stderr,
+					"tcsim run: unknown option or missing value '%s' "
+					"(tcsim run --help)\n",
+					argv[optind - 1]);
+				return 2;
+			}
+		if (bad) {
+			fprintf(stderr,
+				"tcsim run: --%s '%s': not a valid value (tcsim run --help)\n",
+				longopts[li].name, a);
+			return 2;
+		}
+	}
+	cfg = opts.cfg;
+	tcfile = opts.tcfile;
+	if (!tcfile || optind >= argc) {
+		fprintf(stderr,
+			"tcsim run: give --tc FILE and at least one CAPTURE (tcsim run --help)\n");
+		return 2;
+	}
+	if (json_open(&jo, json))
+		return 1;
+	tcmem = open_memstream(&tcout, &tcout_len);
+	if (!tcmem || sim_init(&s, &cfg)) {
+		fprintf(stderr, "tcsim: out of memory\n");
+		json_abort(&jo);
+		if (tcmem)
+			fclose(tcmem);
+		free(tcout);
+		return 1;
+	}
+	/* show commands in the tc file print only once the run succeeded */
+	if (tc_run_file(&s, tcfile, tcmem, err, sizeof(err))) {
+		fprintf(stderr, "tcsim: %s\n", err);
+		goto out;
+	}
+	if (run_opts_add_captures(&s, &opts, argv + optind, argc - optind, err, sizeof(err))) {
+		fprintf(stderr, "tcsim: %s\n", err);
+		goto out;
+	}
+	if (trace_path && json && !strcmp(trace_path, "-") && !strcmp(json, "-")) {
+		fprintf(stderr, "tcsim run: --trace - and --json - would both write to stdout\n");
+		rc = 2;
+		goto out;
+	}
+	if (trace_filter && !trace_path) {
+		fprintf(stderr, "tcsim run: --trace-filter needs --trace FILE\n");
+		rc = 2;
+		goto out;
+	}
+	if (trace_path && trace_open_path(&tr, &s, trace_path, trace_filter, err, sizeof(err))) {
+		fprintf(stderr, "tcsim: %s\n", err);
+		goto out;
+	}
+	if (oo.pcap_dir || oo.plot_dir) {
+		if (outputs_open(&outs, &s, &oo, err, sizeof(err))) {
+			fprintf(stderr, "tcsim: %s\n", err);
+			goto out;
+		}
+		if (outputs_run_until(outs, UINT64_MAX)) {
+			fprintf(stderr, "tcsim: %s\n", outputs_error(outs));
+			goto out;
+		}
+	} else if (sim_run(&s)) {
+		fprintf(stderr, "tcsim: %s\n", s.err);
+		goto out;
+	}
+	if (sim_check_accounting(&s, err, sizeof(err))) {
+		fprintf(stderr, "tcsim: %s\n", err);
+		rc = 3;
+		goto out;
+	}
+	if (outs) {
+		int r = outputs_finish(outs, err, sizeof(err));
+
+		outs = NULL;
+		if (r) {
+			fprintf(stderr, "tcsim: %s\n", err);
+			goto out;
+		}
+	}
+	if (tr) {
+		int r = trace_finish(tr, err, sizeof(err));
+
+		tr = NULL;
+		if (r) {
+			fprintf(stderr, "tcsim: %s\n", err);
+			goto out;
+		}
+	}
+	fflush(tcmem);
+	fwrite(tcout, 1, tcout_len, json && !strcmp(json, "-") ? stderr : stdout);
+	if (json && !strcmp(json, "-"))
+		report_json(&s, stdout);
+	else
+		report_text(&s, stdout);
+	rc = json_commit(&jo, &s);
+out:
+	json_abort(&jo);
+	trace_close(tr);
+	outputs_abort(outs);
+	fclose(tcmem);
+	free(tcout);
+	sim_free(&s);
+	return rc;
+}

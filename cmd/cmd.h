@@ -33,10 +33,17 @@ int lint_main(int argc, char **argv);
 /* tcsim lint SCENARIO.lua [--strict] [--seed N] [bounds] */
 int cmd_lint_lua(int argc, char **argv);
 
-/* tcsim kernel-check SCENARIO.lua [--seed N] [bounds] (kernel_check.c); the
- * --tc form is kcheck_main (kernel/kcheck.h), tcsim import is nl_import_main
- * (kernel/nl_import.h). */
+/* `tcsim kernel-check --tc FILE [--dev NAME] [--htb|--tree] [--limit N]
+ * [-v] CAPTURE...`; argv[0] = "kernel-check". Exit code: 0 same, 1 differ,
+ * 2 usage, error or cannot run here (the message says which). And the Lua
+ * form, tcsim kernel-check SCENARIO.lua [--seed N] [bounds] (kernel_check.c). */
+int kcheck_main(int argc, char **argv);
 int cmd_kcheck_lua(int argc, char **argv);
+
+/* `tcsim import ...` with argv[0] = "import". Exit status: 0 the scenario
+ * reproduces everything; 3 it was printed but leaves something out (each
+ * omission on stderr); 1 an error (nothing on stdout); 2 bad usage (import.c). */
+int nl_import_main(int argc, char **argv);
 
 /* tcsim bpf asm|disasm|check|run ...: argv[1] names the subcommand (bpf.c). */
 int cmd_bpf(int argc, char **argv);

@@ -1,11 +1,136 @@
-/* kernel_check.c - `tcsim kernel-check SCENARIO.lua`: the Lua form; the
- * --tc form is kcheck_main in kernel/kcheck.c. */
+/* kernel_check.c - `tcsim kernel-check`: the --tc form over a tc file and captures,
+ * and the Lua form over a scenario (kernel/kcheck.c does the work). */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "infile.h"
+#include "kcheck.h"
 #include "run_opts.h"
 #include "scenario.h"
+
+static const char usage_kcheck[] =
+	"usage: tcsim kernel-check --tc FILE [--dev NAME] [--htb|--tree] [--limit N] [-v] CAPTURE...\n"
+	"  Runs the tc file and the captures through tcsim and through this kernel (root:\n"
+	"  a private network namespace, a veth pair, the same filters, every frame sent\n"
+	"  from a packet socket) and compares the per-class counts.\n"
+	"  --dev NAME   the device the captures enter [the first one the tc file names]\n"
+	"  --htb        always use the htb counting stand-in (compares classification)\n"
+	"  --tree       always build the tc file's own qdisc tree (prio/sfq must exist)\n"
+	"               [default: the tree if the kernel has its qdisc kinds, else htb]\n"
+	"  --limit N    at most N packets of each capture\n"
+	"  -v           also list the kernel's classes as read back\n"
+	"exit: 0 same, 1 different, 2 usage, error or cannot run here\n";
+
+int kcheck_main(int argc, char **argv)
+{
+	struct kcheck_opts o = {0};
+	const char *tcfile = NULL, *devname = NULL;
+	const char **caps;
+	int ncaps = 0, rc;
+	char err[1024], *text = NULL, *dir, *slash;
+	size_t tlen = 0;
+	FILE *f, *mem;
+	const char *why;
+
+	caps = calloc((size_t)argc + 1, sizeof(*caps));
+	if (!caps)
+		return 2;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(usage_kcheck, stdout);
+			free(caps);
+			return 0;
+		} else if ((!strcmp(a, "--tc") || !strcmp(a, "--dev") || !strcmp(a, "--limit")) && i + 1 < argc) {
+			const char *v = argv[++i];
+
+			if (!strcmp(a, "--tc")) {
+				tcfile = v;
+			} else if (!strcmp(a, "--dev")) {
+				devname = v;
+			} else {
+				char *end;
+
+				errno = 0;
+				o.limit = strtoull(v, &end, 10);
+				if (errno || end == v || *end || !o.limit || *v == '-') {
+					fprintf(stderr, "tcsim kernel-check: --limit '%s': not a positive number\n", v);
+					free(caps);
+					return 2;
+				}
+			}
+		} else if (!strcmp(a, "--htb")) {
+			o.mode = KCHECK_HTB;
+		} else if (!strcmp(a, "--tree")) {
+			o.mode = KCHECK_TREE;
+		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			o.verbose = 1;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "tcsim kernel-check: unknown option or missing value '%s'\n%s", a,
+				usage_kcheck);
+			free(caps);
+			return 2;
+		} else {
+			caps[ncaps++] = a;
+		}
+	}
+	if (!tcfile || !ncaps) {
+		fprintf(stderr, "tcsim kernel-check: give --tc FILE and at least one CAPTURE\n%s", usage_kcheck);
+		free(caps);
+		return 2;
+	}
+	if (infile_open(&f, tcfile, &why)) {
+		fprintf(stderr, "tcsim kernel-check: %s: cannot open: %s\n", tcfile, why);
+		free(caps);
+		return KCHECK_ERROR; /* 1 would read as "the kernel differs" */
+	}
+	mem = open_memstream(&text, &tlen);
+	if (!mem) {
+		fprintf(stderr, "tcsim kernel-check: %s: %s\n", tcfile, strerror(errno));
+		fclose(f);
+		free(text);
+		free(caps);
+		return 2;
+	}
+	for (int c; (c = getc(f)) != EOF;)
+		putc(c, mem);
+	fclose(f);
+	fclose(mem);
+	if (strlen(text) != tlen) { /* the script would end there, silently */
+		int line = 1;
+
+		for (const char *q = text; *q; q++)
+			line += *q == '\n';
+		fprintf(stderr, "tcsim kernel-check: %s:%d: a NUL byte: a tc script is text (a binary file?)\n",
+			tcfile, line);
+		free(text);
+		free(caps);
+		return 1;
+	}
+	dir = strdup(tcfile);
+	if (!dir) {
+		free(text);
+		free(caps);
+		return 2;
+	}
+	slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir] = 0;
+	rc = kernel_check(text, tcfile, slash ? dir : NULL, devname, caps, ncaps, &o, stdout, err, sizeof(err));
+	fflush(stdout);
+	if (rc == KCHECK_CANNOT_RUN)
+		fprintf(stderr, "tcsim kernel-check: cannot run here: %s\n", err);
+	else if (rc == KCHECK_ERROR)
+		fprintf(stderr, "tcsim kernel-check: %s\n", err);
+	free(dir);
+	free(text);
+	free(caps);
+	return rc == KCHECK_CANNOT_RUN ? 2 : rc;
+}
 
 /* tcsim kernel-check SCENARIO.lua [--seed N]: the scenario runs (its own
  * output discarded), then each device's tc commands and traffic are

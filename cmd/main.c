@@ -4,8 +4,6 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "kcheck.h"
-#include "nl_import.h"
 
 /* The Makefile passes `git describe` when built from git. */
 #ifndef TCSIM_VERSION
@@ -29,8 +27,7 @@ static const char usage_top[] =
 
 /* A command gets argv from its own name on. Some take a scenario in place
  * of their options (tcsim lint X.lua): lua, when the word after the
- * command ends in .lua. import has nothing of its own beyond
- * nl_import_main, so it is called directly. */
+ * command ends in .lua. */
 static const struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -41,8 +38,8 @@ static const struct command {
     {"check", cmd_check, NULL},			   /* scenario.c */
     {"explain", explain_main, cmd_explain_lua},	   /* explain.c */
     {"lint", lint_main, cmd_lint_lua},		   /* lint.c */
-    {"kernel-check", kcheck_main, cmd_kcheck_lua}, /* kernel/kcheck.c, kernel_check.c */
-    {"import", nl_import_main, NULL},		   /* kernel/nl_import.c */
+    {"kernel-check", kcheck_main, cmd_kcheck_lua}, /* kernel_check.c */
+    {"import", nl_import_main, NULL},		   /* import.c */
     {"bpf", cmd_bpf, NULL},			   /* bpf.c */
 };
 

@@ -99,11 +99,6 @@ struct kcheck_opts {
 	int verbose;     /* also print the kernel's raw class list */
 };
 
-/* `tcsim kernel-check --tc FILE [--dev NAME] [--htb|--tree] [--limit N]
- * [-v] CAPTURE...`; argv[0] = "kernel-check". Exit code: 0 same, 1 differ,
- * 2 usage, error or cannot run here (the message says which). */
-int kcheck_main(int argc, char **argv);
-
 /* The library entry: tc_text is a tc script (as tc_run_script takes it),
  * tc_name names it in messages, basedir is where its relative file names
  * start (NULL: the working directory), devname the device the captures

@@ -4,7 +4,7 @@
  * tc lines tcsim runs. What is read and which errors stop it are described
  * at the top of nl_dump.c; the output format and the choices for what
  * tcsim does not model at the top of nl_scenario.c; the exit statuses
- * below (nl_import_main, in nl_import.c).
+ * below (nl_import_main, in cmd/import.c).
  *
  * Three layers, each usable alone (the unit tests feed hand-built
  * messages to the second and read the third's text):
@@ -114,10 +114,5 @@ int nl_import_write(const struct nl_import_model *m, const struct nl_import_opts
  * class and filter dumps. 0 or -errno with a one-line message. */
 int nl_import_dump(struct nl_import_model *m, const char *dev, const char *netns, char *err,
 		   size_t errlen);
-
-/* `tcsim import ...` with argv[0] = "import". Exit status: 0 the scenario
- * reproduces everything; 3 it was printed but leaves something out (each
- * omission on stderr); 1 an error (nothing on stdout); 2 bad usage. */
-int nl_import_main(int argc, char **argv);
 
 #endif

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd.h"
 #include "nl_import.h"
 #include "tc.h"
 #include "unit.h"

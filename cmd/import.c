@@ -1,12 +1,13 @@
-/* nl_import.c - `tcsim import dev DEV [--netns NAME] [--filters-only]`:
- * the command. nl_dump.c reads the device's traffic control from the
- * kernel, nl_scenario.c writes it as a Lua scenario; both say how. */
+/* import.c - `tcsim import dev DEV [--netns NAME] [--filters-only]`:
+ * kernel/nl_dump.c reads the device's traffic control from the kernel,
+ * kernel/nl_scenario.c writes it as a Lua scenario; both say how. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "cmd.h"
 #include "nl_import.h"
 
 /* ---- tcsim import ---- */

@@ -115,6 +115,9 @@ struct lsim {
 	int ninputs;
 };
 
+/* The simulation a method is called on (l_sim.c): a closed one, or any use
+ * once the scenario has ended, is an error that names the call. */
+struct lsim *lsim_check(lua_State *L, int idx, const char *call);
 /* Remembers an input of the simulation (takes a copy). */
 void lsim_note_input(lua_State *L, struct lsim *ls, const char *capture, const struct synth_spec *sp,
 		     const char *dev);
@@ -169,6 +172,12 @@ char *lsim_results_json(const struct sim *s, size_t *len);
  * the packets to explain (end of a scenario that succeeded); 0, or 1
  * after printing why. */
 int lsim_finish_outputs(lua_State *L, struct scenario *sc);
+/* The same for one simulation (sim:close); the first message in err. */
+int lsim_finish_one(struct scenario *sc, struct lsim *ls, char *err, size_t errlen);
+/* sim:outputs, sim:trace, sim:explain (l_outputs.c), in l_sim.c's method table */
+int l_sim_outputs(lua_State *L);
+int l_sim_trace(lua_State *L);
+int l_sim_explain(lua_State *L);
 void lsim_open(lua_State *L);     /* tcsim.sim, the sim and dev metatables */
 void ltraffic_open(lua_State *L); /* tcsim.traffic, the traffic metatable */
 int ltraffic_parse(lua_State *L, int idx, struct ltraffic *t, struct lsim *ls, struct dev **dev);

@@ -13,75 +13,72 @@
 #define AFORMS "#k, x or %x"
 
 const struct mnem bpf_asm_mnems[] = {
-	{"ld", F_LD, BPF_LD | BPF_W,
-	 "#k, #len, an ancillary like #proto, M[k], [k] or [x + k]"},
-	{"ldi", F_LDI, BPF_LD | BPF_IMM, "#k or k"},
-	{"ldh", F_LDHB, BPF_LD | BPF_H,
-	 "[k], [x + k] or an ancillary like #proto"},
-	{"ldb", F_LDHB, BPF_LD | BPF_B,
-	 "[k], [x + k] or an ancillary like #proto"},
-	{"ldx", F_LDX, BPF_LDX, "#k, #len, M[k] or 4*([k]&0xf)"},
-	{"ldxi", F_LDI, BPF_LDX | BPF_IMM, "#k or k"},
-	{"ldxb", F_LDXB, BPF_LDX | BPF_B | BPF_MSH, "4*([k]&0xf)"},
-	{"st", F_ST, BPF_ST, "M[k]"},
-	{"stx", F_ST, BPF_STX, "M[k]"},
-	{"jmp", F_JA, BPF_JMP | BPF_JA, "a label"},
-	{"ja", F_JA, BPF_JMP | BPF_JA, "a label"},
-	{"jeq", F_JCOND, BPF_JMP | BPF_JEQ, JFORMS},
-	{"jneq", F_JNEG, BPF_JMP | BPF_JEQ, NFORMS},
-	{"jne", F_JNEG, BPF_JMP | BPF_JEQ, NFORMS},
-	{"jlt", F_JNEG, BPF_JMP | BPF_JGE, NFORMS},
-	{"jle", F_JNEG, BPF_JMP | BPF_JGT, NFORMS},
-	{"jgt", F_JCOND, BPF_JMP | BPF_JGT, JFORMS},
-	{"jge", F_JCOND, BPF_JMP | BPF_JGE, JFORMS},
-	{"jset", F_JCOND, BPF_JMP | BPF_JSET, JFORMS},
-	{"add", F_ALU, BPF_ALU | BPF_ADD, AFORMS},
-	{"sub", F_ALU, BPF_ALU | BPF_SUB, AFORMS},
-	{"mul", F_ALU, BPF_ALU | BPF_MUL, AFORMS},
-	{"div", F_ALU, BPF_ALU | BPF_DIV, AFORMS},
-	{"mod", F_ALU, BPF_ALU | BPF_MOD, AFORMS},
-	{"neg", F_BARE, BPF_ALU | BPF_NEG, "nothing"},
-	{"and", F_ALU, BPF_ALU | BPF_AND, AFORMS},
-	{"or", F_ALU, BPF_ALU | BPF_OR, AFORMS},
-	{"xor", F_ALU, BPF_ALU | BPF_XOR, AFORMS},
-	{"lsh", F_ALU, BPF_ALU | BPF_LSH, AFORMS},
-	{"rsh", F_ALU, BPF_ALU | BPF_RSH, AFORMS},
-	{"tax", F_BARE, BPF_MISC | BPF_TAX, "nothing"},
-	{"txa", F_BARE, BPF_MISC | BPF_TXA, "nothing"},
-	{"ret", F_RET, BPF_RET, "#k, a, %a, x or %x"},
+    {"ld", F_LD, BPF_LD | BPF_W, "#k, #len, an ancillary like #proto, M[k], [k] or [x + k]"},
+    {"ldi", F_LDI, BPF_LD | BPF_IMM, "#k or k"},
+    {"ldh", F_LDHB, BPF_LD | BPF_H, "[k], [x + k] or an ancillary like #proto"},
+    {"ldb", F_LDHB, BPF_LD | BPF_B, "[k], [x + k] or an ancillary like #proto"},
+    {"ldx", F_LDX, BPF_LDX, "#k, #len, M[k] or 4*([k]&0xf)"},
+    {"ldxi", F_LDI, BPF_LDX | BPF_IMM, "#k or k"},
+    {"ldxb", F_LDXB, BPF_LDX | BPF_B | BPF_MSH, "4*([k]&0xf)"},
+    {"st", F_ST, BPF_ST, "M[k]"},
+    {"stx", F_ST, BPF_STX, "M[k]"},
+    {"jmp", F_JA, BPF_JMP | BPF_JA, "a label"},
+    {"ja", F_JA, BPF_JMP | BPF_JA, "a label"},
+    {"jeq", F_JCOND, BPF_JMP | BPF_JEQ, JFORMS},
+    {"jneq", F_JNEG, BPF_JMP | BPF_JEQ, NFORMS},
+    {"jne", F_JNEG, BPF_JMP | BPF_JEQ, NFORMS},
+    {"jlt", F_JNEG, BPF_JMP | BPF_JGE, NFORMS},
+    {"jle", F_JNEG, BPF_JMP | BPF_JGT, NFORMS},
+    {"jgt", F_JCOND, BPF_JMP | BPF_JGT, JFORMS},
+    {"jge", F_JCOND, BPF_JMP | BPF_JGE, JFORMS},
+    {"jset", F_JCOND, BPF_JMP | BPF_JSET, JFORMS},
+    {"add", F_ALU, BPF_ALU | BPF_ADD, AFORMS},
+    {"sub", F_ALU, BPF_ALU | BPF_SUB, AFORMS},
+    {"mul", F_ALU, BPF_ALU | BPF_MUL, AFORMS},
+    {"div", F_ALU, BPF_ALU | BPF_DIV, AFORMS},
+    {"mod", F_ALU, BPF_ALU | BPF_MOD, AFORMS},
+    {"neg", F_BARE, BPF_ALU | BPF_NEG, "nothing"},
+    {"and", F_ALU, BPF_ALU | BPF_AND, AFORMS},
+    {"or", F_ALU, BPF_ALU | BPF_OR, AFORMS},
+    {"xor", F_ALU, BPF_ALU | BPF_XOR, AFORMS},
+    {"lsh", F_ALU, BPF_ALU | BPF_LSH, AFORMS},
+    {"rsh", F_ALU, BPF_ALU | BPF_RSH, AFORMS},
+    {"tax", F_BARE, BPF_MISC | BPF_TAX, "nothing"},
+    {"txa", F_BARE, BPF_MISC | BPF_TXA, "nothing"},
+    {"ret", F_RET, BPF_RET, "#k, a, %a, x or %x"},
 };
 
 /* Ancillary names, with or without '#': bpfc's spellings and aliases, then
  * the kernel bpf_asm's (the last four bpfc 0.6.8 does not know). */
 const struct ext bpf_asm_exts[] = {
-	{"len", EXT_LEN},
-	{"pktlen", EXT_LEN},
-	{"proto", SKF_AD_PROTOCOL},
-	{"pto", SKF_AD_PROTOCOL},
-	{"type", SKF_AD_PKTTYPE},
-	{"poff", SKF_AD_PAY_OFFSET},
-	{"ifidx", SKF_AD_IFINDEX},
-	{"ifx", SKF_AD_IFINDEX},
-	{"nla", SKF_AD_NLATTR},
-	{"nlan", SKF_AD_NLATTR_NEST},
-	{"mark", SKF_AD_MARK},
-	{"queue", SKF_AD_QUEUE},
-	{"que", SKF_AD_QUEUE},
-	{"q", SKF_AD_QUEUE},
-	{"hatype", SKF_AD_HATYPE},
-	{"hat", SKF_AD_HATYPE},
-	{"rxhash", SKF_AD_RXHASH},
-	{"rxh", SKF_AD_RXHASH},
-	{"cpu", SKF_AD_CPU},
-	{"vlan_tci", SKF_AD_VLAN_TAG},
-	{"vlant", SKF_AD_VLAN_TAG},
-	{"vlanp", SKF_AD_VLAN_TAG_PRESENT},
-	{"vlana", SKF_AD_VLAN_TAG_PRESENT},
-	{"vlan_acc", SKF_AD_VLAN_TAG_PRESENT},
-	{"vlan_avail", SKF_AD_VLAN_TAG_PRESENT},
-	{"vlan_pr", SKF_AD_VLAN_TAG_PRESENT},
-	{"vlan_tpid", SKF_AD_VLAN_TPID},
-	{"rand", SKF_AD_RANDOM},
+    {"len", EXT_LEN},
+    {"pktlen", EXT_LEN},
+    {"proto", SKF_AD_PROTOCOL},
+    {"pto", SKF_AD_PROTOCOL},
+    {"type", SKF_AD_PKTTYPE},
+    {"poff", SKF_AD_PAY_OFFSET},
+    {"ifidx", SKF_AD_IFINDEX},
+    {"ifx", SKF_AD_IFINDEX},
+    {"nla", SKF_AD_NLATTR},
+    {"nlan", SKF_AD_NLATTR_NEST},
+    {"mark", SKF_AD_MARK},
+    {"queue", SKF_AD_QUEUE},
+    {"que", SKF_AD_QUEUE},
+    {"q", SKF_AD_QUEUE},
+    {"hatype", SKF_AD_HATYPE},
+    {"hat", SKF_AD_HATYPE},
+    {"rxhash", SKF_AD_RXHASH},
+    {"rxh", SKF_AD_RXHASH},
+    {"cpu", SKF_AD_CPU},
+    {"vlan_tci", SKF_AD_VLAN_TAG},
+    {"vlant", SKF_AD_VLAN_TAG},
+    {"vlanp", SKF_AD_VLAN_TAG_PRESENT},
+    {"vlana", SKF_AD_VLAN_TAG_PRESENT},
+    {"vlan_acc", SKF_AD_VLAN_TAG_PRESENT},
+    {"vlan_avail", SKF_AD_VLAN_TAG_PRESENT},
+    {"vlan_pr", SKF_AD_VLAN_TAG_PRESENT},
+    {"vlan_tpid", SKF_AD_VLAN_TPID},
+    {"rand", SKF_AD_RANDOM},
 };
 
 #define NMNEMS (sizeof(bpf_asm_mnems) / sizeof(bpf_asm_mnems[0]))
@@ -133,8 +130,7 @@ static int skip_space(struct lexpos *lp, struct tok *t)
 		} else if (c == '\n') {
 			lp->pos++;
 			lp->line++;
-		} else if (c == ';' || (c == '#' && (lp->pos == 0 ||
-						     s[lp->pos - 1] == '\n'))) {
+		} else if (c == ';' || (c == '#' && (lp->pos == 0 || s[lp->pos - 1] == '\n'))) {
 			while (s[lp->pos] && s[lp->pos] != '\n')
 				lp->pos++;
 		} else if (c == '/' && s[lp->pos + 1] == '*') {
@@ -274,8 +270,7 @@ void bpf_asm_lex(struct lexpos *lp, struct tok *t)
 	t->line = lp->line;
 	if (*p == '\0') {
 		t->kind = T_EOF;
-	} else if (*p == '+' && p[1] == '0' &&
-		   is_name_char((unsigned char)p[2])) {
+	} else if (*p == '+' && p[1] == '0' && is_name_char((unsigned char)p[2])) {
 		/* signed numbers are decimal: "[x+0x10]" is '+' 0x10 */
 		t->kind = T_PUNCT;
 		t->n = 1;

@@ -9,15 +9,15 @@
 
 enum tok_kind {
 	T_EOF,
-	T_ERR,   /* lexical error; msg says what */
-	T_NUM,   /* val */
+	T_ERR,	 /* lexical error; msg says what */
+	T_NUM,	 /* val */
 	T_LABEL, /* a name that is no keyword */
-	T_MNEM,  /* val: index into bpf_asm_mnems[] */
-	T_EXT,   /* val: index into bpf_asm_exts[] */
+	T_MNEM,	 /* val: index into bpf_asm_mnems[] */
+	T_EXT,	 /* val: index into bpf_asm_exts[] */
 	T_X,
 	T_A,
 	T_M,
-	T_DIR,   /* .name */
+	T_DIR,	 /* .name */
 	T_PUNCT, /* text[0] */
 };
 
@@ -27,13 +27,23 @@ struct tok {
 	size_t n;
 	unsigned line;
 	uint32_t val;
-	int plus;        /* a number written with an explicit '+' */
+	int plus;	 /* a number written with an explicit '+' */
 	const char *msg; /* T_ERR */
 };
 
 enum family {
-	F_LD, F_LDHB, F_LDI, F_LDX, F_LDXB, F_ST, F_JA, F_JCOND, F_JNEG,
-	F_ALU, F_BARE, F_RET,
+	F_LD,
+	F_LDHB,
+	F_LDI,
+	F_LDX,
+	F_LDXB,
+	F_ST,
+	F_JA,
+	F_JCOND,
+	F_JNEG,
+	F_ALU,
+	F_BARE,
+	F_RET,
 };
 
 struct mnem {

@@ -27,8 +27,8 @@
  * deadline plus HARD_GRACE_NS, which prints the same one line and ends the
  * process (nothing it writes is renamed into place by then). */
 #define HOOK_EVERY 1000
-#define HEAP_SAMPLE_EVERY 64      /* bound checks between two heap samples */
-#define STOP_RESERVE (1u << 20)   /* what error handling may still allocate once stopped */
+#define HEAP_SAMPLE_EVERY 64	/* bound checks between two heap samples */
+#define STOP_RESERVE (1u << 20) /* what error handling may still allocate once stopped */
 #define HARD_GRACE_NS 500000000ull
 
 static const char stop_key = 'x';
@@ -123,8 +123,8 @@ int scenario_raise_stop(lua_State *L)
 		for (int level = 0; lua_getstack(L, level, &ar); level++) {
 			lua_getinfo(L, "Sl", &ar);
 			if (ar.currentline > 0) {
-				snprintf(sc->stop_where, sizeof(sc->stop_where), "%s:%d", ar.short_src,
-					 ar.currentline);
+				snprintf(sc->stop_where, sizeof(sc->stop_where), "%s:%d",
+					 ar.short_src, ar.currentline);
 				break;
 			}
 		}
@@ -142,7 +142,8 @@ static void hook(lua_State *L, lua_Debug *ar)
 	check_bounds(sc);
 	if (sc->stop) {
 		if (!sc->stop_where[0] && lua_getinfo(L, "Sl", ar) && ar->currentline > 0)
-			snprintf(sc->stop_where, sizeof(sc->stop_where), "%s:%d", ar->short_src, ar->currentline);
+			snprintf(sc->stop_where, sizeof(sc->stop_where), "%s:%d", ar->short_src,
+				 ar->currentline);
 		/* from now on at every instruction: a pcall that caught the stop
 		 * gets it again at the first instruction after it returns */
 		lua_sethook(L, hook, LUA_MASKCOUNT, 1);
@@ -205,12 +206,16 @@ static int stop_message(const struct scenario *sc, char *b, size_t n)
 		return SCENARIO_EXIT_TIMEOUT;
 	case STOP_MEMORY:
 		fmt_size(v, sizeof(v), sc->o->max_memory);
-		snprintf(b, n, "tcsim: %s: stopped: the scenario needs more memory than --max-memory %s\n",
-			 where, v);
+		snprintf(
+		    b, n,
+		    "tcsim: %s: stopped: the scenario needs more memory than --max-memory %s\n",
+		    where, v);
 		return SCENARIO_EXIT_MEMORY;
 	default:
-		snprintf(b, n, "tcsim: %s: stopped: over its budget of %" PRIu64 " Lua instructions or %" PRIu64
-			 " simulation events\n", where, sc->o->max_instructions, sc->o->max_events);
+		snprintf(b, n,
+			 "tcsim: %s: stopped: over its budget of %" PRIu64
+			 " Lua instructions or %" PRIu64 " simulation events\n",
+			 where, sc->o->max_instructions, sc->o->max_events);
 		return SCENARIO_EXIT_TIMEOUT;
 	}
 }

@@ -129,7 +129,8 @@ static int compare_golden(const struct scenario_opts *o, const char *text, size_
 		return 1;
 	}
 	if (n) {
-		printf("check %s: %d difference%s from %s\n", o->path, n, n == 1 ? "" : "s", o->expect);
+		printf("check %s: %d difference%s from %s\n", o->path, n, n == 1 ? "" : "s",
+		       o->expect);
 		return 1;
 	}
 	printf("check %s: same as %s\n", o->path, o->expect);
@@ -153,7 +154,8 @@ int scenario_write_results(lua_State *L, struct scenario *sc)
 		rc = 1;
 	if (o->write_golden && sc->failed) {
 		/* a golden records results someone checked: not failing ones */
-		fprintf(sc->err, "tcsim check: %s not written: the scenario's expectations failed\n",
+		fprintf(sc->err,
+			"tcsim check: %s not written: the scenario's expectations failed\n",
 			o->write_golden);
 	} else if (o->write_golden) {
 		if (write_whole(o->write_golden, doc, len, "--write-golden", sc->err))

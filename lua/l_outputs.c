@@ -26,10 +26,12 @@ int l_sim_trace(lua_State *L)
 	if (ls->ntraces == (int)(sizeof(ls->traces) / sizeof(ls->traces[0])))
 		return luaL_error(L, "sim:trace: at most %d traces per simulation", ls->ntraces);
 	if (strcmp(file, "-") && ls->sc->o->sandbox)
-		return luaL_error(L, "sim:trace: no files are written in the sandbox (file = \"-\" prints)");
+		return luaL_error(
+		    L, "sim:trace: no files are written in the sandbox (file = \"-\" prints)");
 	/* "-" is the scenario's own output (stderr under --json -, nothing under --quiet) */
-	if (!strcmp(file, "-") ? trace_open(&ls->traces[ls->ntraces], ls->s, ls->sc->out, filter, err, sizeof(err))
-			       : trace_open_path(&ls->traces[ls->ntraces], ls->s, file, filter, err, sizeof(err)))
+	if (!strcmp(file, "-")
+		? trace_open(&ls->traces[ls->ntraces], ls->s, ls->sc->out, filter, err, sizeof(err))
+		: trace_open_path(&ls->traces[ls->ntraces], ls->s, file, filter, err, sizeof(err)))
 		return luaL_error(L, "sim:trace: %s", err);
 	ls->ntraces++;
 	lua_settop(L, 1);

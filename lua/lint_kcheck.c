@@ -107,8 +107,9 @@ int scenario_kernel_check(lua_State *L, struct scenario *sc)
 			printf("== simulation %s, device %s\n", ls->name, dev);
 			fflush(stdout);
 			ko.seed = ls->s->cfg.seed;
-			r = kernel_check(ls->tclog ? ls->tclog : "", sc->path, sc->dir[0] ? sc->dir : NULL, dev,
-					 caps, n, &ko, stdout, err, sizeof(err));
+			r = kernel_check(ls->tclog ? ls->tclog : "", sc->path,
+					 sc->dir[0] ? sc->dir : NULL, dev, caps, n, &ko, stdout,
+					 err, sizeof(err));
 			fflush(stdout);
 			if (r == KCHECK_CANNOT_RUN) {
 				fprintf(sc->err, "tcsim kernel-check: cannot run here: %s\n", err);
@@ -131,7 +132,8 @@ int scenario_kernel_check(lua_State *L, struct scenario *sc)
 	lua_pop(L, 1);
 	rmdir(dir);
 	if (!checked && rc == 0) {
-		fprintf(sc->err, "tcsim kernel-check: %s: no simulation received traffic\n", sc->path);
+		fprintf(sc->err, "tcsim kernel-check: %s: no simulation received traffic\n",
+			sc->path);
 		return 1;
 	}
 	return rc;

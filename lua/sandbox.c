@@ -30,7 +30,8 @@ static int l_load_text(lua_State *L)
 
 		if (!strchr(m, 't')) {
 			luaL_pushfail(L);
-			lua_pushstring(L, "tcsim loads text chunks only (a binary chunk is not verified)");
+			lua_pushstring(
+			    L, "tcsim loads text chunks only (a binary chunk is not verified)");
 			return 2;
 		}
 		lua_pushliteral(L, "t");
@@ -88,8 +89,9 @@ static int l_setmetatable_nogc(lua_State *L)
 	if (lua_type(L, 2) == LUA_TTABLE) {
 		lua_pushliteral(L, "__gc");
 		if (lua_rawget(L, 2) != LUA_TNIL)
-			return luaL_error(L, "setmetatable: no __gc in the sandbox (finalizers run where "
-					     "its bounds cannot stop them)");
+			return luaL_error(
+			    L, "setmetatable: no __gc in the sandbox (finalizers run where "
+			       "its bounds cannot stop them)");
 		lua_pop(L, 1);
 	}
 	lua_pushvalue(L, lua_upvalueindex(1));
@@ -110,7 +112,6 @@ static int l_table_move_bounded(lua_State *L)
 	lua_call(L, lua_gettop(L) - 1, 1);
 	return 1;
 }
-
 
 /* xpcall's handler, as the script gave it, unless the scenario is stopped:
  * an error raised from the count hook runs the handler with hooks off, so

@@ -1,7 +1,9 @@
 /* l_sim.c - simulations and devices as Lua values: tcsim.sim{...},
  * sim:dev, sim:tc, sim:replay, sim:traffic, sim:run, sim:run_until,
- * sim:stats, sim:report, dev:tc, dev:stats, dev:class, dev:qdisc,
- * dev:backlog. Every API error is raised at the scenario's line. */
+ * sim:stats, sim:report, sim:close, dev:tc, dev:stats, dev:class, dev:qdisc,
+ * dev:backlog, dev:set; what a simulation writes at the end (sim:outputs,
+ * sim:trace, sim:explain) is l_outputs.c. Every API error is raised at the
+ * scenario's line. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -20,7 +22,7 @@
 /* The simulation a method is called on. A closed one, or any use once the
  * scenario has ended (a finalizer during lua_close), is an error that
  * names the call: the C side of a closed simulation is gone. */
-static struct lsim *check_sim(lua_State *L, int idx, const char *call)
+struct lsim *lsim_check(lua_State *L, int idx, const char *call)
 {
 	struct lsim *ls = luaL_checkudata(L, idx, LSIM_MT);
 
@@ -328,7 +330,7 @@ static const char *const dev_keys[] = {"rate", "overhead", "mtu", "txqueuelen", 
 
 static int l_sim_dev(lua_State *L)
 {
-	struct lsim *ls = check_sim(L, 1, "sim:dev");
+	struct lsim *ls = lsim_check(L, 1, "sim:dev");
 	const char *name = luaL_checkstring(L, 2);
 	struct dev *d = sim_dev_find(ls->s, name);
 	char err[512];
@@ -367,7 +369,7 @@ static int run_tc(lua_State *L, struct lsim *ls, const char *text)
 
 static int l_sim_tc(lua_State *L)
 {
-	struct lsim *ls = check_sim(L, 1, "sim:tc");
+	struct lsim *ls = lsim_check(L, 1, "sim:tc");
 
 	run_tc(L, ls, luaL_checkstring(L, 2));
 	lua_settop(L, 1);
@@ -381,7 +383,7 @@ static const char *const replay_keys[] = {"dev",      "speed", "pps",	   "mbps",
 
 static int l_sim_replay(lua_State *L)
 {
-	struct lsim *ls = check_sim(L, 1, "sim:replay");
+	struct lsim *ls = lsim_check(L, 1, "sim:replay");
 	const char *name = luaL_checkstring(L, 2);
 	struct replay_opts ro;
 	struct source *src;
@@ -478,7 +480,7 @@ static int l_sim_replay(lua_State *L)
 /* sim:traffic{...}: a synthetic source (l_traffic.c parses it). */
 static int l_sim_traffic(lua_State *L)
 {
-	struct lsim *ls = check_sim(L, 1, "sim:traffic");
+	struct lsim *ls = lsim_check(L, 1, "sim:traffic");
 	struct ltraffic *t;
 	struct source *src;
 	struct dev *d = NULL;
@@ -526,7 +528,7 @@ static const char *const run_keys[] = {"duration", NULL};
 
 static int l_sim_run(lua_State *L)
 {
-	struct lsim *ls = check_sim(L, 1, "sim:run");
+	struct lsim *ls = lsim_check(L, 1, "sim:run");
 
 	if (!lua_isnoneornil(L, 2)) {
 		uint64_t dur;
@@ -546,7 +548,7 @@ static int l_sim_run(lua_State *L)
 
 static int l_sim_run_until(lua_State *L)
 {
-	struct lsim *ls = check_sim(L, 1, "sim:run_until");
+	struct lsim *ls = lsim_check(L, 1, "sim:run_until");
 	uint64_t t = opt_time_ns(L, 2, "sim:run_until");
 
 	if (t < ls->s->now)
@@ -559,19 +561,19 @@ static int l_sim_run_until(lua_State *L)
 
 static int l_sim_now(lua_State *L)
 {
-	lua_pushinteger(L, (lua_Integer)check_sim(L, 1, "sim:now")->s->now);
+	lua_pushinteger(L, (lua_Integer)lsim_check(L, 1, "sim:now")->s->now);
 	return 1;
 }
 
 static int l_sim_stats(lua_State *L)
 {
-	return lsim_push_results(L, check_sim(L, 1, "sim:stats")->s, -1);
+	return lsim_push_results(L, lsim_check(L, 1, "sim:stats")->s, -1);
 }
 
 /* sim:devices() -> array of devs */
 static int l_sim_devices(lua_State *L)
 {
-	struct lsim *ls = check_sim(L, 1, "sim:devices");
+	struct lsim *ls = lsim_check(L, 1, "sim:devices");
 
 	lua_createtable(L, ls->s->ndevs, 0);
 	for (int i = 0; i < ls->s->ndevs; i++) {
@@ -606,7 +608,7 @@ static const char *const report_keys[] = {"json", NULL};
 
 static int l_sim_report(lua_State *L)
 {
-	struct lsim *ls = check_sim(L, 1, "sim:report");
+	struct lsim *ls = lsim_check(L, 1, "sim:report");
 	struct scenario *sc = ls->sc;
 
 	if (!lua_isnoneornil(L, 2)) {
@@ -630,15 +632,13 @@ static int l_sim_report(lua_State *L)
 	return 0;
 }
 
-static int finish_one(struct scenario *sc, struct lsim *ls, char *err, size_t errlen);
-
 static int l_sim_close(lua_State *L)
 {
-	struct lsim *ls = check_sim(L, 1, "sim:close");
+	struct lsim *ls = lsim_check(L, 1, "sim:close");
 	char err[1024];
 
 	/* closing ends the simulation well: its outputs and traces are written */
-	if (finish_one(ls->sc, ls, err, sizeof(err))) {
+	if (lsim_finish_one(ls->sc, ls, err, sizeof(err))) {
 		l_sim_gc(L);
 		return luaL_error(L, "sim:close: %s", err);
 	}
@@ -733,145 +733,6 @@ static int l_dev_set(lua_State *L)
 	dev_sync_env(d);
 	lua_settop(L, 1);
 	return 1;
-}
-
-/* sim:trace{file = PATH|"-", filter = "tcpdump expression"}: one line per
- * event of every (matching) packet, from now on; written at the end. */
-static const char *const trace_keys[] = {"file", "filter", NULL};
-
-static int l_sim_trace(lua_State *L)
-{
-	struct lsim *ls = check_sim(L, 1, "sim:trace");
-	const char *file, *filter = NULL;
-	char err[1024];
-
-	luaL_checktype(L, 2, LUA_TTABLE);
-	opt_check_keys(L, 2, "sim:trace", trace_keys);
-	if (!opt_field(L, 2, "file"))
-		return luaL_error(L, "sim:trace: give file = PATH (or \"-\" for the output)");
-	file = luaL_checkstring(L, -1);
-	if (opt_field(L, 2, "filter"))
-		filter = luaL_checkstring(L, -1);
-	if (ls->ntraces == (int)(sizeof(ls->traces) / sizeof(ls->traces[0])))
-		return luaL_error(L, "sim:trace: at most %d traces per simulation", ls->ntraces);
-	if (strcmp(file, "-") && ls->sc->o->sandbox)
-		return luaL_error(L, "sim:trace: no files are written in the sandbox (file = \"-\" prints)");
-	/* "-" is the scenario's own output (stderr under --json -, nothing under --quiet) */
-	if (!strcmp(file, "-") ? trace_open(&ls->traces[ls->ntraces], ls->s, ls->sc->out, filter, err, sizeof(err))
-			       : trace_open_path(&ls->traces[ls->ntraces], ls->s, file, filter, err, sizeof(err)))
-		return luaL_error(L, "sim:trace: %s", err);
-	ls->ntraces++;
-	lua_settop(L, 1);
-	return 1;
-}
-
-/* sim:explain{packet = N, source = K, verbose = b}: the story of packet N
- * of the simulation's K-th source (from 1), told when the scenario ends. */
-static const char *const explain_keys[] = {"packet", "source", "verbose", NULL};
-
-static int l_sim_explain(lua_State *L)
-{
-	struct lsim *ls = check_sim(L, 1, "sim:explain");
-	char err[512];
-
-	luaL_checktype(L, 2, LUA_TTABLE);
-	opt_check_keys(L, 2, "sim:explain", explain_keys);
-	if (ls->explain)
-		return luaL_error(L, "sim:explain: one packet per simulation");
-	memset(&ls->exo, 0, sizeof(ls->exo));
-	if (!opt_field(L, 2, "packet"))
-		return luaL_error(L, "sim:explain: give packet = N");
-	ls->exo.seq = opt_uint(L, -1, "packet", UINT64_MAX);
-	ls->exo.source = 0;
-	if (opt_field(L, 2, "source"))
-		ls->exo.source = (int)opt_uint(L, -1, "source", SIM_MAX_SOURCES) - 1;
-	if (opt_field(L, 2, "verbose"))
-		ls->exo.verbose = lua_toboolean(L, -1);
-	if (explain_begin(&ls->explain, ls->s, &ls->exo, err, sizeof(err)))
-		return luaL_error(L, "sim:explain: %s", err);
-	lua_settop(L, 1);
-	return 1;
-}
-
-/* sim:outputs{pcap = DIR, plot = DIR, interval = T}: files written when
- * the scenario ends well (nothing is left behind when it fails). */
-static const char *const outputs_keys[] = {"pcap", "plot", "interval", NULL};
-
-static int l_sim_outputs(lua_State *L)
-{
-	struct lsim *ls = check_sim(L, 1, "sim:outputs");
-	struct output_opts oo = {0};
-	char err[1024];
-
-	luaL_checktype(L, 2, LUA_TTABLE);
-	opt_check_keys(L, 2, "sim:outputs", outputs_keys);
-	if (ls->outs)
-		return luaL_error(L, "sim:outputs: this simulation already has outputs");
-	if (ls->sc->o->sandbox)
-		return luaL_error(L, "sim:outputs: no files are written in the sandbox");
-	if (opt_field(L, 2, "pcap"))
-		oo.pcap_dir = luaL_checkstring(L, -1);
-	if (opt_field(L, 2, "plot"))
-		oo.plot_dir = luaL_checkstring(L, -1);
-	if (opt_field(L, 2, "interval")) {
-		oo.interval_ns = opt_time_ns(L, -1, "interval");
-		if (!oo.interval_ns)
-			return luaL_error(L, "sim:outputs: interval must be above 0");
-	}
-	if (!oo.pcap_dir && !oo.plot_dir)
-		return luaL_error(L, "sim:outputs: give pcap = DIR and/or plot = DIR");
-	if (outputs_open(&ls->outs, ls->s, &oo, err, sizeof(err)))
-		return luaL_error(L, "sim:outputs: %s", err);
-	lua_settop(L, 1);
-	return 1;
-}
-
-/* What a simulation writes when it ends well: its outputs, its traces and
- * the packet it explains. Messages go to err (the first) and stderr. */
-static int finish_one(struct scenario *sc, struct lsim *ls, char *err, size_t errlen)
-{
-	char e[1024];
-	int rc = 0;
-
-	err[0] = 0;
-	if (ls->outs && outputs_finish(ls->outs, e, sizeof(e))) {
-		snprintf(err, errlen, "%s", e);
-		rc = 1;
-	}
-	ls->outs = NULL;
-	for (int k = 0; k < ls->ntraces; k++)
-		if (trace_finish(ls->traces[k], e, sizeof(e)) && !rc++)
-			snprintf(err, errlen, "%s", e);
-	ls->ntraces = 0;
-	if (ls->explain) {
-		FILE *out = sc->o->explain ? stdout : sc->out;
-
-		if (explain_end(ls->explain, out, e, sizeof(e)) && !rc++)
-			snprintf(err, errlen, "explain: %.900s", e);
-		ls->explain = NULL;
-	}
-	return rc;
-}
-
-int lsim_finish_outputs(lua_State *L, struct scenario *sc)
-{
-	int rc = 0;
-
-	lua_rawgeti(L, LUA_REGISTRYINDEX, sc->sims_ref);
-	for (int i = 1; i <= sc->nsims; i++) {
-		struct lsim *ls;
-		char err[1024];
-
-		lua_rawgeti(L, -1, i);
-		ls = luaL_testudata(L, -1, LSIM_MT);
-		lua_pop(L, 1);
-		if (ls && ls->s && finish_one(sc, ls, err, sizeof(err))) {
-			fprintf(sc->err, "tcsim: simulation %s: %s\n", ls->name, err);
-			rc = 1;
-		}
-	}
-	lua_pop(L, 1);
-	return rc;
 }
 
 static const luaL_Reg sim_methods[] = {

@@ -1,5 +1,6 @@
-/* lua_tcsim.h - what the scenario runner (scenario.c) and the bindings
- * (l_sim.c, l_traffic.c, l_expect.c) share. Not a public API. */
+/* lua_tcsim.h - what the scenario runner (scenario.c and its parts: bounds.c,
+ * sandbox.c, golden.c, lint_kcheck.c) and the bindings (l_sim.c, l_traffic.c,
+ * l_expect.c, ...) share. Not a public API. */
 #ifndef TCSIM_LUA_TCSIM_H
 #define TCSIM_LUA_TCSIM_H
 
@@ -41,7 +42,7 @@ struct scenario {
 	struct explain_opts exo;
 	const char *explain_sim;
 	int explained;
-	/* bounds (scenario.c): the first one reached stops the scenario for good */
+	/* bounds (bounds.c): the first one reached stops the scenario for good */
 	FILE *err;           /* messages */
 	lua_State *L;        /* the main thread */
 	uint64_t lua_bytes;  /* what the Lua allocator holds */
@@ -60,6 +61,8 @@ struct scenario {
 
 enum scenario_stop { STOP_NONE, STOP_TIMEOUT, STOP_MEMORY, STOP_BUDGET };
 
+/* ---- bounds.c ---- */
+
 /* Raises the scenario's stop (a bound was reached) if there is one, or an
  * error when the script has ended (a finalizer calling the API during
  * lua_close); `call` names the API function, as "sim:run". */
@@ -68,6 +71,27 @@ void scenario_check_live(lua_State *L, const char *call);
 int scenario_raise_stop(lua_State *L);
 /* The simulation's poll (sim.h): the scenario's bounds reach into sim_run. */
 int scenario_sim_poll(void *arg, char *err, size_t errlen);
+/* Lua's allocator, holding the scenario's memory to --max-memory. */
+void *scenario_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+/* The stop's message in the registry (made while the script is set up). */
+void scenario_bounds_open(lua_State *L);
+/* The bounds, from the script's first byte on: the memory limit, the
+ * deadline, the count hook, and the hard stop when tcsim owns the process. */
+void scenario_bounds_start(struct scenario *sc);
+/* Once the script has ended: 0, or the exit code after the one line of a stop. */
+int scenario_bounds_end(struct scenario *sc);
+void scenario_hard_stop_disarm(void);
+
+/* The standard library less what breaks memory safety, and in the sandbox
+ * less what touches the world (sandbox.c). */
+void scenario_restrict_libs(lua_State *L, int sandbox);
+/* --json, --write-golden, --expect (golden.c): 0, or 1 after printing why. */
+int scenario_write_results(lua_State *L, struct scenario *sc);
+/* tcsim lint SCENARIO (lint_kcheck.c): the warnings, counted in *n; 0, or 1
+ * after printing why. */
+int scenario_lint(lua_State *L, struct scenario *sc, int *n);
+/* tcsim kernel-check SCENARIO: 0 same, 1 a difference or an error, 2 cannot run here. */
+int scenario_kernel_check(lua_State *L, struct scenario *sc);
 
 /* A simulation as Lua holds it. */
 struct lsim {
@@ -91,6 +115,9 @@ struct lsim {
 	int ninputs;
 };
 
+/* The simulation a method is called on (l_sim.c): a closed one, or any use
+ * once the scenario has ended, is an error that names the call. */
+struct lsim *lsim_check(lua_State *L, int idx, const char *call);
 /* Remembers an input of the simulation (takes a copy). */
 void lsim_note_input(lua_State *L, struct lsim *ls, const char *capture, const struct synth_spec *sp,
 		     const char *dev);
@@ -145,6 +172,12 @@ char *lsim_results_json(const struct sim *s, size_t *len);
  * the packets to explain (end of a scenario that succeeded); 0, or 1
  * after printing why. */
 int lsim_finish_outputs(lua_State *L, struct scenario *sc);
+/* The same for one simulation (sim:close); the first message in err. */
+int lsim_finish_one(struct scenario *sc, struct lsim *ls, char *err, size_t errlen);
+/* sim:outputs, sim:trace, sim:explain (l_outputs.c), in l_sim.c's method table */
+int l_sim_outputs(lua_State *L);
+int l_sim_trace(lua_State *L);
+int l_sim_explain(lua_State *L);
 void lsim_open(lua_State *L);     /* tcsim.sim, the sim and dev metatables */
 void ltraffic_open(lua_State *L); /* tcsim.traffic, the traffic metatable */
 int ltraffic_parse(lua_State *L, int idx, struct ltraffic *t, struct lsim *ls, struct dev **dev);

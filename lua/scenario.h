@@ -41,7 +41,7 @@ struct scenario_opts {
 	int owns_process;          /* tcsim itself, not a test or a fuzzer: --timeout also ends the
 				    * process (SIGALRM) when the scenario is stuck where it cannot
 				    * be stopped, and --max-memory also samples the process heap
-				    * (see scenario.c) */
+				    * (see bounds.c) */
 	int sandbox;               /* a hostile script: no file written or deleted, no process
 				    * run or exited, no reading of devices (fuzzing) */
 	FILE *out;                 /* the scenario's own printing [stdout] */

@@ -1,6 +1,6 @@
 /* fuzz_lua.c - the input as a Lua scenario, run by scenario_main as
  * `tcsim SCENARIO.lua` runs it, in the sandbox: no file written or removed,
- * no process run or ended, no __gc (see lua/scenario.c), and bounded by a
+ * no process run or ended, no __gc (see lua/sandbox.c), and bounded by a
  * Lua instruction and simulation event budget (clock-free, so an input
  * runs the same every time) and a Lua memory limit. Its printing and
  * messages are discarded.

@@ -1,0 +1,170 @@
+/* golden.c - a scenario's results as one JSON document: written (--json),
+ * stored as its golden (--write-golden) or compared with one (--expect, as
+ * `tcsim check` runs it). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "json_diff.h"
+#include "lua_tcsim.h"
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+/* s as the body of a JSON string (a scenario names its simulations freely) */
+static void json_chars(FILE *f, const char *s)
+{
+	for (const char *p = s; *p; p++)
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if ((unsigned char)*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+}
+
+/* Every simulation's results, in creation order, as one JSON document. */
+static char *results_doc(lua_State *L, struct scenario *sc, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	int first = 1;
+
+	if (!f)
+		return NULL;
+	fputs("{\n\"tcsim\": 1,\n\"scenario\": \"", f);
+	json_chars(f, base_name(sc->path));
+	fputs("\",\n\"simulations\": [", f);
+	lua_rawgeti(L, LUA_REGISTRYINDEX, sc->sims_ref);
+	for (int i = 1; i <= sc->nsims; i++) {
+		struct lsim *ls;
+		char *r;
+		size_t rl;
+
+		lua_rawgeti(L, -1, i);
+		ls = luaL_testudata(L, -1, LSIM_MT);
+		lua_pop(L, 1);
+		if (!ls || !ls->s)
+			continue; /* closed by the script */
+		r = lsim_results_json(ls->s, &rl);
+		if (!r) {
+			fclose(f);
+			free(buf);
+			lua_pop(L, 1);
+			return NULL;
+		}
+		fprintf(f, "%s\n{\"name\": \"", first ? "" : ",");
+		json_chars(f, ls->name);
+		fputs("\", \"result\":\n", f);
+		fwrite(r, 1, rl, f);
+		fputs("}", f);
+		free(r);
+		first = 0;
+	}
+	lua_pop(L, 1);
+	fputs("\n]\n}\n", f);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* path whole, or not at all; "-" = stdout */
+static int write_whole(const char *path, const char *text, size_t len, const char *what, FILE *err)
+{
+	char tmp[4200];
+	FILE *f;
+
+	if (!strcmp(path, "-")) {
+		fwrite(text, 1, len, stdout);
+		return fflush(stdout) ? 1 : 0;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(err, "tcsim: %s %s: %s\n", what, path, strerror(errno));
+		return 1;
+	}
+	fwrite(text, 1, len, f);
+	if (fflush(f) || ferror(f) || fclose(f) || rename(tmp, path)) {
+		fprintf(err, "tcsim: %s %s: %s\n", what, path, strerror(errno));
+		unlink(tmp);
+		return 1;
+	}
+	return 0;
+}
+
+/* --expect: the differences, on stdout; 0 when none. */
+static int compare_golden(const struct scenario_opts *o, const char *text, size_t len, FILE *errf)
+{
+	struct json *want = NULL, *got = NULL;
+	struct json_diff_opts d = {0};
+	char err[1024];
+	int n;
+
+	if (json_parse_file(o->expect, &want, err, sizeof(err))) {
+		fprintf(errf, "tcsim check: %s\n", err);
+		return 1;
+	}
+	if (json_parse(text, len, &got, err, sizeof(err))) {
+		fprintf(errf, "tcsim check: internal error: results are not JSON: %s\n", err);
+		json_free(want);
+		return 1;
+	}
+	d.rel_tol = o->tol_rel;
+	d.abs_tol = (double)o->tol_abs_ns;
+	d.max_lines = o->max_diff_lines > 0 ? (size_t)o->max_diff_lines : 0;
+	n = json_diff(want, got, &d, stdout);
+	json_free(want);
+	json_free(got);
+	if (n < 0) {
+		fprintf(errf, "tcsim check: out of memory\n");
+		return 1;
+	}
+	if (n) {
+		printf("check %s: %d difference%s from %s\n", o->path, n, n == 1 ? "" : "s",
+		       o->expect);
+		return 1;
+	}
+	printf("check %s: same as %s\n", o->path, o->expect);
+	return 0;
+}
+
+/* --json, --write-golden and --expect, once the scenario has run: 0, or 1
+ * after printing why. */
+int scenario_write_results(lua_State *L, struct scenario *sc)
+{
+	const struct scenario_opts *o = sc->o;
+	size_t len;
+	char *doc = results_doc(L, sc, &len);
+	int rc = 0;
+
+	if (!doc) {
+		fprintf(sc->err, "tcsim: out of memory\n");
+		return 1;
+	}
+	if (o->json && write_whole(o->json, doc, len, "--json", sc->err))
+		rc = 1;
+	if (o->write_golden && sc->failed) {
+		/* a golden records results someone checked: not failing ones */
+		fprintf(sc->err,
+			"tcsim check: %s not written: the scenario's expectations failed\n",
+			o->write_golden);
+	} else if (o->write_golden) {
+		if (write_whole(o->write_golden, doc, len, "--write-golden", sc->err))
+			rc = 1;
+		else
+			printf("check %s: results written to %s\n", o->path, o->write_golden);
+	}
+	if (o->expect && compare_golden(o, doc, len, sc->err))
+		rc = 1;
+	free(doc);
+	return rc;
+}

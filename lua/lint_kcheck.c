@@ -1,0 +1,140 @@
+/* lint_kcheck.c - `tcsim lint SCENARIO` and `tcsim kernel-check SCENARIO`:
+ * what they do with the simulations a scenario built, once it has run. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kcheck.h"
+#include "lint.h"
+#include "lua_tcsim.h"
+
+/* ---- tcsim lint SCENARIO.lua ---- */
+
+/* The warnings the script's run noted, then every simulation's, and the
+ * summary; *n counts them. 0, or 1 after printing why. */
+int scenario_lint(lua_State *L, struct scenario *sc, int *n)
+{
+	int rc = 0;
+
+	for (int i = 0; i < sc->nnotes; i++)
+		printf("%s\n", sc->notes[i]);
+	*n += sc->nnotes;
+	lua_rawgeti(L, LUA_REGISTRYINDEX, sc->sims_ref);
+	for (int i = 1; i <= sc->nsims; i++) {
+		struct lsim *ls;
+
+		lua_rawgeti(L, -1, i);
+		ls = luaL_testudata(L, -1, LSIM_MT);
+		lua_pop(L, 1);
+		if (ls && ls->s && lint_sim(ls->s, stdout, n)) {
+			fprintf(sc->err, "tcsim lint: out of memory\n");
+			rc = 1;
+		}
+	}
+	lua_pop(L, 1);
+	lint_summary(stdout, sc->o->path, *n);
+	return rc;
+}
+
+/* ---- tcsim kernel-check SCENARIO.lua ---- */
+
+/* Every simulation's devices that received traffic: their tc commands and
+ * inputs (synthetic sources saved to temporary pcaps) through kernel_check.
+ * 0 same, 1 a difference or an error, 2 cannot run here. */
+int scenario_kernel_check(lua_State *L, struct scenario *sc)
+{
+	char dir[] = "/tmp/tcsim-kcheck-XXXXXX";
+	int rc = 0, checked = 0, nfiles = 0;
+
+	if (!mkdtemp(dir)) {
+		fprintf(sc->err, "tcsim kernel-check: %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	lua_rawgeti(L, LUA_REGISTRYINDEX, sc->sims_ref);
+	for (int i = 1; i <= sc->nsims && rc != 2; i++) {
+		struct lsim *ls;
+
+		lua_rawgeti(L, -1, i);
+		ls = luaL_testudata(L, -1, LSIM_MT);
+		lua_pop(L, 1);
+		if (!ls || !ls->s)
+			continue;
+		for (int k = 0; k < ls->ninputs && rc != 2; k++) {
+			const char *dev = ls->inputs[k].dev;
+			const char **caps;
+			struct kcheck_opts ko = {0};
+			char err[1024];
+			int n = 0, done = 0, r;
+
+			for (int j = 0; j < k; j++)
+				done |= !strcmp(ls->inputs[j].dev, dev);
+			if (done)
+				continue; /* this device was checked with its first input */
+			caps = calloc((size_t)ls->ninputs, sizeof(*caps));
+			if (!caps) {
+				rc = 1;
+				break;
+			}
+			for (int j = k; j < ls->ninputs && rc != 1; j++) {
+				struct lsim_input *in = &ls->inputs[j];
+				char path[4200];
+				int64_t w;
+
+				if (strcmp(in->dev, dev))
+					continue;
+				if (in->capture) {
+					caps[n++] = in->capture;
+					continue;
+				}
+				snprintf(path, sizeof(path), "%s/synth%d.pcap", dir, ++nfiles);
+				w = synth_save_pcap(in->synth, path, err, sizeof(err));
+				if (w < 0) {
+					fprintf(sc->err, "tcsim kernel-check: %s\n", err);
+					rc = 1;
+					break;
+				}
+				if (!(caps[n++] = strdup(path)))
+					rc = 1;
+			}
+			if (rc == 1) {
+				for (int j = 0; j < n; j++)
+					if (!strncmp(caps[j], dir, strlen(dir)))
+						free((char *)caps[j]);
+				free(caps);
+				break;
+			}
+			printf("== simulation %s, device %s\n", ls->name, dev);
+			fflush(stdout);
+			ko.seed = ls->s->cfg.seed;
+			r = kernel_check(ls->tclog ? ls->tclog : "", sc->path,
+					 sc->dir[0] ? sc->dir : NULL, dev, caps, n, &ko, stdout,
+					 err, sizeof(err));
+			fflush(stdout);
+			if (r == KCHECK_CANNOT_RUN) {
+				fprintf(sc->err, "tcsim kernel-check: cannot run here: %s\n", err);
+				rc = 2;
+			} else if (r == KCHECK_ERROR) {
+				fprintf(sc->err, "tcsim kernel-check: %s\n", err);
+				rc = 1;
+			} else if (r == KCHECK_DIFF) {
+				rc = 1;
+			}
+			checked++;
+			for (int j = 0; j < n; j++)
+				if (!strncmp(caps[j], dir, strlen(dir))) {
+					unlink(caps[j]);
+					free((char *)caps[j]);
+				}
+			free(caps);
+		}
+	}
+	lua_pop(L, 1);
+	rmdir(dir);
+	if (!checked && rc == 0) {
+		fprintf(sc->err, "tcsim kernel-check: %s: no simulation received traffic\n",
+			sc->path);
+		return 1;
+	}
+	return rc;
+}

@@ -73,7 +73,8 @@ calls() {
 	b=$1
 	for l in $LAYERS; do
 		for o in "$b/$l"/*.o; do
-			[ -f "$o" ] || continue
+			# an object whose source is gone (a stale build) says nothing
+			[ -f "$o" ] && { [ "$b" != "${BUILD:-build}" ] || [ -f "$l/$(basename "$o" .o).c" ]; } || continue
 			nm --defined-only -g "$o" | awk -v l="$l" -v f="${o#"$b"/}" 'NF == 3 { print "D", $3, l, f }'
 			nm -u "$o" | awk -v l="$l" -v f="${o#"$b"/}" '{ print "U", $NF, l, f }'
 		done

@@ -91,19 +91,10 @@ int explain_main(int argc, char **argv)
 			case 'v': xo.verbose = 1; break;
 			case O_HELP: fputs(usage_explain, stdout); return 0;
 			default:
-				fprintf(stderr,
-					"tcsim explain: unknown option or missing value '%s' "
-					"(tcsim explain --help)\n",
-					argv[optind - 1]);
-				return 2;
+				return run_opts_unknown("explain", argv[optind - 1]);
 			}
-		if (bad) {
-			fprintf(
-			    stderr,
-			    "tcsim explain: --%s '%s': not a valid value (tcsim explain --help)\n",
-			    c == 'v' ? "verbose" : longopts[li].name, a);
-			return 2;
-		}
+		if (bad)
+			return run_opts_bad_value("explain", c == 'v' ? "verbose" : longopts[li].name, a);
 	}
 	cfg = opts.cfg;
 	tcfile = opts.tcfile;

@@ -68,18 +68,10 @@ int lint_main(int argc, char **argv)
 			case O_IGNORED_ARG: break;
 			case O_HELP: fputs(usage_lint, stdout); return 0;
 			default:
-				fprintf(stderr,
-					"tcsim lint: unknown option or missing value '%s' "
-					"(tcsim lint --help)\n",
-					argv[optind - 1]);
-				return 2;
+				return run_opts_unknown("lint", argv[optind - 1]);
 			}
-		if (bad) {
-			fprintf(stderr,
-				"tcsim lint: --%s '%s': not a valid value (tcsim lint --help)\n",
-				longopts[li].name, a);
-			return 2;
-		}
+		if (bad)
+			return run_opts_bad_value("lint", longopts[li].name, a);
 	}
 	cfg = opts.cfg;
 	tcfile = opts.tcfile;

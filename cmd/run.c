@@ -146,18 +146,10 @@ int cmd_sim_run(int argc, char **argv)
 				break;
 			case O_HELP: fputs(usage_run, stdout); return 0;
 			default:
-				fprintf(stderr,
-					"tcsim run: unknown option or missing value '%s' "
-					"(tcsim run --help)\n",
-					argv[optind - 1]);
-				return 2;
+				return run_opts_unknown("run", argv[optind - 1]);
 			}
-		if (bad) {
-			fprintf(stderr,
-				"tcsim run: --%s '%s': not a valid value (tcsim run --help)\n",
-				longopts[li].name, a);
-			return 2;
-		}
+		if (bad)
+			return run_opts_bad_value("run", longopts[li].name, a);
 	}
 	cfg = opts.cfg;
 	tcfile = opts.tcfile;

@@ -174,3 +174,17 @@ int run_opts_add_captures(struct sim *s, const struct run_opts *o, char *const *
 	}
 	return 0;
 }
+
+int run_opts_unknown(const char *cmd, const char *word)
+{
+	fprintf(stderr, "tcsim %s: unknown option or missing value '%s' (tcsim %s --help)\n", cmd,
+		word, cmd);
+	return 2;
+}
+
+int run_opts_bad_value(const char *cmd, const char *name, const char *value)
+{
+	fprintf(stderr, "tcsim %s: --%s '%s': not a valid value (tcsim %s --help)\n", cmd, name,
+		value, cmd);
+	return 2;
+}

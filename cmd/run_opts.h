@@ -43,4 +43,10 @@ int opt_parse_positive(const char *s, double *out);
 int run_opts_add_captures(struct sim *s, const struct run_opts *o, char *const *paths, int n,
 			  char *err, size_t errlen);
 
+
+/* The two ways a command's option is wrong, said in one line on stderr
+ * (naming the command's --help); both return 2, the usage exit code. */
+int run_opts_unknown(const char *cmd, const char *word);
+int run_opts_bad_value(const char *cmd, const char *name, const char *value);
+
 #endif

@@ -40,6 +40,17 @@ struct nli_sfq {
 	uint8_t wlog, plog, scell_log, flags;
 };
 
+/* A rate as the kernel keeps it (struct psched_ratecfg, dumped as a
+ * struct tc_ratespec plus TCA_*_RATE64 when it needs 64 bits). */
+struct nli_rate {
+	uint64_t bps; /* bytes per second */
+	uint16_t overhead, mpu;
+	uint8_t linklayer; /* TC_LINKLAYER_*: 1 ethernet, 2 atm */
+};
+
+#define NLI_LINKLAYER_ETHERNET 1
+#define NLI_LINKLAYER_ATM 2
+
 struct nli_qdisc {
 	char kind[NLI_KINDLEN];
 	uint32_t handle, parent;

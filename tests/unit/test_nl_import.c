@@ -18,6 +18,7 @@
 
 #include "cmd.h"
 #include "nl_import.h"
+#include "nl_int.h"
 #include "tc.h"
 #include "unit.h"
 
@@ -420,6 +421,101 @@ static void test_prio_tree(void)
 	free(script);
 	free(text);
 	nl_import_model_free(&m);
+}
+
+/* ---- htb and tbf buckets ---- */
+
+/* The bucket arithmetic against what this machine's kernel (6.18) stored
+ * for tc 6.1's words (tc -r shows the ticks), and as a property: the
+ * bytes written for any ticks tc or the kernel made give those ticks. */
+static void test_ticks(void)
+{
+	static const struct {
+		uint64_t rate;
+		uint32_t typed, ticks,
+		    written; /* typed: the bytes tc sent (its default included) */
+	} htb[] = {
+	    {12500000, 15360, 0x4af3, 15360}, /* rate 100mbit burst 15k */
+	    {12500000, 1600, 0x7d0, 1600},    /* ceil 100mbit, tc's default cburst */
+	    {375000, 1600, 0x10460, 1600},    /* rate 3mbit (66656.25: truncated) */
+	    {6250000, 1600, 0xfa0, 1600},     /* ceil 50mbit */
+	    {125000, 1600, 0x30d40, 1600},    /* rate 1mbit */
+	    {6250000000ull, 1606, 0, 1024},   /* rate 50gbit: 0.257 us, 0 ticks */
+	};
+	static const struct {
+		struct nli_rate r;
+		uint32_t typed, ticks, written;
+	} tbf[] = {
+	    {{125000, 0, 0, 1}, 10240, 0x138800, 10240},	 /* rate 1mbit burst 10k */
+	    {{250000, 4, 64, 1}, 20000, 0x1313ca, 20000},	 /* overhead 4 included */
+	    {{375000, 4, 64, 1}, 1600, 0x10511, 1600},		 /* peakrate 3mbit mtu 1600 */
+	    {{5000000000ull, 0, 0, 1}, 1048576, 0xccc, 1048640}, /* rate 40gbit burst 1m */
+	    {{6250000000ull, 0, 0, 1}, 65536, 0xa3, 65600},	 /* peakrate 50gbit mtu 64k */
+	};
+	static const uint64_t rates[] = {1000,	     125000,	    187500,	   375000,
+					 1250000,    12345679,	    12500000,	   125000000,
+					 1250000000, 6250000000ull, 12500000000ull};
+	static const uint32_t sizes[] = {1,	64,    100,   1500,   1514,    1600,   3000,
+					 10240, 15360, 65536, 100000, 1048576, 4000000};
+	char w[40];
+	uint32_t b;
+
+	for (size_t i = 0; i < sizeof(htb) / sizeof(htb[0]); i++) {
+		CU_ASSERT_EQUAL(nl_tc_ticks_trunc(htb[i].rate, htb[i].typed), htb[i].ticks);
+		CU_ASSERT_EQUAL(nl_htb_burst(htb[i].rate, htb[i].ticks, &b), 1);
+		CU_ASSERT_EQUAL(b, htb[i].written);
+		CU_ASSERT_EQUAL(nl_tc_ticks_trunc(htb[i].rate, b), htb[i].ticks);
+	}
+	for (size_t i = 0; i < sizeof(tbf) / sizeof(tbf[0]); i++) {
+		CU_ASSERT_EQUAL(nl_kernel_ticks(&tbf[i].r, tbf[i].typed), tbf[i].ticks);
+		CU_ASSERT_EQUAL(nl_tbf_burst(&tbf[i].r, tbf[i].ticks, &b), 1);
+		CU_ASSERT_EQUAL(b, tbf[i].written);
+		/* the largest: one more byte is the next tick */
+		CU_ASSERT_EQUAL(nl_kernel_ticks(&tbf[i].r, b), tbf[i].ticks);
+		CU_ASSERT(nl_kernel_ticks(&tbf[i].r, b + 1) > tbf[i].ticks);
+	}
+	/* iproute2 6.15's rounding: 15k at 100mbit is 19200 ticks there, and
+	 * only 15360 gives them; 1600 is right for both */
+	CU_ASSERT_EQUAL(nl_tc_ticks_ceil(12500000, 15360), 19200);
+	CU_ASSERT_EQUAL(nl_htb_burst(12500000, 19200, &b), 1);
+	CU_ASSERT_EQUAL(nl_tc_ticks_ceil(12500000, b), 19200);
+	CU_ASSERT_EQUAL(nl_htb_burst(12500000, 2000, &b), 1);
+	CU_ASSERT_EQUAL(b, 1600);
+	CU_ASSERT_EQUAL(nl_tc_ticks_ceil(12500000, 1600), 2000);
+	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
+		for (size_t j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++) {
+			uint32_t t = nl_tc_ticks_trunc(rates[i], sizes[j]);
+			uint32_t t2 = nl_tc_ticks_ceil(rates[i], sizes[j]);
+			struct nli_rate r = {rates[i], (uint16_t)(j * 4), (uint16_t)(i * 16), 1};
+			uint32_t k;
+
+			CU_ASSERT_EQUAL(nl_htb_burst(rates[i], t, &b), 1);
+			CU_ASSERT_EQUAL(nl_tc_ticks_trunc(rates[i], b), t);
+			CU_ASSERT_EQUAL(nl_htb_burst(rates[i], t2, &b), 1);
+			CU_ASSERT(nl_tc_ticks_ceil(rates[i], b) == t2 ||
+				  nl_tc_ticks_trunc(rates[i], b) == t2);
+			for (int atm = 0; atm < 2; atm++) {
+				r.linklayer = atm ? 2 : 1;
+				k = nl_kernel_ticks(&r, sizes[j]);
+				CU_ASSERT_EQUAL(nl_tbf_burst(&r, k, &b), 1);
+				CU_ASSERT_EQUAL(nl_kernel_ticks(&r, b), k);
+				CU_ASSERT(b >= sizes[j]); /* never stricter than typed */
+			}
+		}
+	/* no byte count: the nearest, and 0 */
+	CU_ASSERT_EQUAL(nl_htb_burst(375000, 66657, &b), 0);
+	CU_ASSERT_EQUAL(b, 1600);
+	/* the words */
+	CU_ASSERT_STRING_EQUAL(nl_size_word(w, sizeof(w), 15360), "15kb");
+	CU_ASSERT_STRING_EQUAL(nl_size_word(w, sizeof(w), 1048576), "1mb");
+	CU_ASSERT_STRING_EQUAL(nl_size_word(w, sizeof(w), 1600), "1600");
+	CU_ASSERT_STRING_EQUAL(nl_size_word(w, sizeof(w), 0), "0");
+	CU_ASSERT_STRING_EQUAL(nl_rate_word(w, sizeof(w), 12500000), "100mbit");
+	CU_ASSERT_STRING_EQUAL(nl_rate_word(w, sizeof(w), 187500), "1500kbit");
+	CU_ASSERT_STRING_EQUAL(nl_rate_word(w, sizeof(w), 6250000000ull), "50gbit");
+	CU_ASSERT_STRING_EQUAL(nl_rate_word(w, sizeof(w), 125000000000ull), "1tbit");
+	CU_ASSERT_STRING_EQUAL(nl_rate_word(w, sizeof(w), 123457), "987656bit");
+	CU_ASSERT_STRING_EQUAL(nl_rate_word(w, sizeof(w), 1), "8bit");
 }
 
 /* ---- what tcsim does not model ---- */
@@ -827,6 +923,7 @@ int main(void)
 	s = CU_add_suite("nl_import", NULL, NULL);
 	CU_add_test(s, "prio, sfq v0/v1, pfifo, bfifo, bpf chain", test_prio_tree);
 	CU_add_test(s, "htb root, tbf, u32, class filters, --filters-only", test_htb_root);
+	CU_add_test(s, "buckets: ticks and bytes", test_ticks);
 	CU_add_test(s, "direct-action, actions, eBPF, chains, RED, tbf leaf", test_unrunnable);
 	CU_add_test(s, "default roots: pfifo_fast, noqueue, none, mq", test_defaults);
 	CU_add_test(s, "device names", test_names);

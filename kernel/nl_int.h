@@ -27,7 +27,25 @@ const char *nl_where_str(char *buf, size_t n, uint32_t parent);
 
 int nl_is_kind(const char *k, const char *a);
 
+struct nlattr;
+struct nlmsghdr;
+struct nli_qdisc;
+struct nli_class;
 struct nli_rate;
+
+/* Attributes laid end to end in len bytes: 1 when every one is whole. */
+int nl_attrs_whole(const struct nlattr *head, int len);
+
+/* nl_htb_tbf.c: the options of an htb qdisc, an htb class and a tbf (o:
+ * the message's TCA_OPTIONS, NULL when absent) into the model, read with
+ * libnl-route's rtnl_htb_* / rtnl_qdisc_tbf_* getters where they are
+ * exact. wh names the object in messages. 0 or -errno with one line. */
+int nl_htb_qdisc_parse(struct nli_qdisc *q, const struct nlmsghdr *nlh, struct nlattr *o,
+		       const char *wh, char *err, size_t errlen);
+int nl_htb_class_parse(struct nli_class *c, const struct nlmsghdr *nlh, struct nlattr *o,
+		       const char *wh, char *err, size_t errlen);
+int nl_tbf_parse(struct nli_qdisc *q, const struct nlmsghdr *nlh, struct nlattr *o, const char *wh,
+		 char *err, size_t errlen);
 
 /* nl_ticks.c: bucket sizes. The kernel keeps htb's and tbf's buckets as
  * time (dumped in ticks of 64 ns); tc's words give bytes. */

@@ -1,8 +1,9 @@
 #!/bin/sh
-# import_e2e.sh - `tcsim import` against the running kernel: a device
-# configured with the real `tc` in a private, throw-away network namespace
-# (IPv6 off before the links exist, a veth pair, always deleted), then read
-# back by tcsim over rtnetlink and checked.
+# import_e2e.sh - `tcsim import` against the running kernel: devices
+# configured with the real `tc` in private, throw-away network namespaces
+# (IPv6 off before the links exist, veth pairs, always deleted), read back
+# by tcsim over rtnetlink, checked, and rebuilt by the real `tc` from the
+# lines tcsim wrote.
 #
 # The kernel here need not have sch_prio or sch_sfq (the Debian kernels of
 # CI lack them), so the devices get what every kernel has: htb, pfifo,
@@ -30,12 +31,23 @@
 #     nobody fails with one line and nothing on stdout.
 #  5. Errors: no such device, no such namespace -> exit 1, one line on
 #     stderr, nothing on stdout.
+#  6. Round trip through the real tc, for htb trees (two levels, default
+#     class, prio, quantum, r2q, direct_qlen, ceil, burst and cburst of odd
+#     sizes, mpu, overhead, ATM, 64-bit rates, filters on classes) and tbf
+#     (with and without peakrate, mpu, overhead, ATM, 64-bit rates): import
+#     exits 0; the tc lines, given to `tc -b` in a second fresh namespace,
+#     rebuild what `tc -s -d qdisc show` and `tc -d class show` print
+#     (counters aside), the buckets' raw ticks (`tc -r`) and every filter
+#     listing, line by line; and importing the rebuilt device prints the
+#     same scenario.
 #
 # Exit 0: pass; 1: failure; 77: cannot run here (SKIP, with the reason).
 # Environment: TCSIM (default ./tcsim).
 
 TCSIM=${TCSIM:-./tcsim}
 NS=tcsim-kimp-$$
+NS2=tcsim-kimp2-$$
+NS3=tcsim-kimp3-$$
 DEV=kimp0
 PEER=kimp1
 TMP=
@@ -53,6 +65,8 @@ fail() {
 
 cleanup() {
 	ip netns del "$NS" 2>/dev/null
+	ip netns del "$NS2" 2>/dev/null
+	ip netns del "$NS3" 2>/dev/null
 	[ -n "$TMP" ] && rm -rf "$TMP"
 }
 
@@ -235,9 +249,112 @@ rc=$?
 [ "$rc" = 1 ] && [ ! -s "$TMP/e2.out" ] && grep -q 'network namespace .* not found' "$TMP/e2.err" ||
 	fail "no such namespace: exit $rc, stderr: $(cat "$TMP/e2.err")"
 
+# ---- 6. round trip: tcsim's lines rebuild the configuration in real tc ----
+# What real tc shows of DEV in namespace $1, counters aside: qdiscs (-s -d)
+# and classes (-d), both again raw (-r: the buckets' ticks), and the
+# filters of the device and of every class.
+shown() {
+	{
+		ip netns exec "$1" tc -s -d qdisc show dev "$DEV"
+		ip netns exec "$1" tc -d class show dev "$DEV"
+		ip netns exec "$1" tc -r -d qdisc show dev "$DEV"
+		ip netns exec "$1" tc -r -d class show dev "$DEV"
+		ip netns exec "$1" tc filter show dev "$DEV"
+		for c in $(ip netns exec "$1" tc class show dev "$DEV" | awk '$2 == "htb" { print $3 }'); do
+			echo "filters of $c:"
+			ip netns exec "$1" tc filter show dev "$DEV" parent "$c"
+		done
+	} | grep -v '^ Sent \|^ backlog ' | sed 's/direct_packets_stat [0-9]*/direct_packets_stat N/'
+}
+
+# roundtrip NAME: configure (the function cfg_NAME, run with tc in
+# namespace NS2), import, rebuild in NS3 with tc -b, compare.
+roundtrip() {
+	name=$1
+	ip netns del "$NS2" 2>/dev/null
+	ip netns del "$NS3" 2>/dev/null
+	mkns "$NS2" && mkns "$NS3" || { fail "$name: cannot make the namespaces"; return; }
+	if ! "cfg_$name" >"$TMP/$name.cfg.err" 2>&1; then
+		fail "$name: real tc refused the original configuration: $(cat "$TMP/$name.cfg.err")"
+		return
+	fi
+	"$TCSIM" import dev "$DEV" --netns "$NS2" >"$TMP/$name.lua" 2>"$TMP/$name.err"
+	rc=$?
+	[ "$rc" = 0 ] || fail "$name: import exit $rc, expected 0: $(cat "$TMP/$name.err")"
+	grep -q '^-- Everything the kernel reported is reproduced.$' "$TMP/$name.lua" ||
+		fail "$name: the scenario does not say everything is reproduced"
+	sed -n '/:tc\[\[$/,/^\]\]$/p' "$TMP/$name.lua" | sed -n 's/^  \([a-z]\)/\1/p' >"$TMP/$name.tc"
+	ip netns exec "$NS3" tc -b "$TMP/$name.tc" >"$TMP/$name.b.out" 2>&1 ||
+		fail "$name: real tc refused tcsim's lines: $(grep -v 'Warning: sch_htb: quantum' "$TMP/$name.b.out")"
+	shown "$NS2" >"$TMP/$name.orig"
+	shown "$NS3" >"$TMP/$name.rebuilt"
+	[ "$(grep -c '^qdisc \|^class ' "$TMP/$name.orig")" -gt 1 ] || fail "$name: nothing configured"
+	diff "$TMP/$name.orig" "$TMP/$name.rebuilt" >"$TMP/$name.diff" ||
+		fail "$name: tc shows another configuration after tcsim's lines (< original, > rebuilt):
+$(cat "$TMP/$name.diff")
+lines:
+$(cat "$TMP/$name.tc")"
+	"$TCSIM" import dev "$DEV" --netns "$NS3" | sed "1s/$NS3/$NS2/" >"$TMP/$name.again.lua"
+	diff "$TMP/$name.lua" "$TMP/$name.again.lua" >"$TMP/$name.again.diff" ||
+		fail "$name: importing the rebuilt device prints another scenario:
+$(cat "$TMP/$name.again.diff")"
+	ROUNDTRIPS="$ROUNDTRIPS $name"
+}
+
+n2() { ip netns exec "$NS2" tc "$@"; }
+
+# Two levels under a default class: prio, quantum, r2q, direct_qlen, ceil,
+# burst and cburst (round, odd, tc's default), mpu, overhead, ATM, 64-bit
+# rates; tbf leaves with and without peakrate; filters on the qdisc and on
+# classes.
+cfg_htb() {
+	n2 qdisc add dev "$DEV" root handle 1: htb default 30 r2q 5 direct_qlen 100 &&
+	n2 class add dev "$DEV" parent 1: classid 1:1 htb rate 100mbit ceil 100mbit burst 15k &&
+	n2 class add dev "$DEV" parent 1:1 classid 1:10 htb rate 3mbit ceil 50mbit prio 1 quantum 3000 \
+		mpu 64 overhead 14 cburst 20k &&
+	n2 class add dev "$DEV" parent 1:1 classid 1:20 htb rate 20mbit ceil 80mbit burst 32k cburst 3333 prio 2 &&
+	n2 class add dev "$DEV" parent 1:1 classid 1:30 htb rate 1mbit ceil 100mbit linklayer atm &&
+	n2 class add dev "$DEV" parent 1: classid 1:2 htb rate 777kbit ceil 1234kbit burst 2222 prio 7 &&
+	n2 class add dev "$DEV" parent 1:2 classid 1:40 htb rate 50gbit ceil 60gbit &&
+	n2 qdisc add dev "$DEV" parent 1:10 handle 10: tbf rate 1mbit burst 10k latency 50ms &&
+	n2 qdisc add dev "$DEV" parent 10:1 handle 11: pfifo limit 30 &&
+	n2 qdisc add dev "$DEV" parent 1:20 handle 20: bfifo limit 64k &&
+	n2 qdisc add dev "$DEV" parent 1:30 handle 30: tbf rate 2mbit burst 20000 limit 30000 \
+		peakrate 3mbit mtu 1600 mpu 64 overhead 4 &&
+	n2 qdisc add dev "$DEV" parent 1:40 handle 40: tbf rate 40gbit burst 1m limit 1m \
+		peakrate 50gbit mtu 64k &&
+	n2 filter add dev "$DEV" parent 1: protocol ip pref 1 bpf bytecode '1,6 0 0 4294967295' flowid 1:1 &&
+	n2 filter add dev "$DEV" parent 1:1 protocol ip pref 2 bpf bytecode '1,6 0 0 4294967295' flowid 1:10 &&
+	n2 filter add dev "$DEV" parent 1:1 protocol all pref 3 bpf bytecode '1,6 0 0 65568' &&
+	n2 filter add dev "$DEV" parent 1:2 protocol all pref 4 bpf bytecode '1,6 0 0 4294967295' flowid 1:40
+}
+
+# A tbf root without peakrate, a burst whose ticks are not whole bytes'
+cfg_tbf() {
+	n2 qdisc add dev "$DEV" root handle 1: tbf rate 3mbit burst 4000 latency 70ms &&
+	n2 qdisc add dev "$DEV" parent 1:1 handle 10: pfifo limit 30
+}
+
+# A tbf root with peakrate, ATM, overhead and mpu
+cfg_tbf_peak() {
+	n2 qdisc add dev "$DEV" root handle 1: tbf rate 1500kbit burst 3000 peakrate 2mbit mtu 1514 \
+		limit 20000 linklayer atm overhead 10 mpu 40
+}
+
+# A tbf root at 64-bit rates: several byte counts give each bucket's ticks
+cfg_tbf_fast() {
+	n2 qdisc add dev "$DEV" root handle 1: tbf rate 34gbit burst 500k peakrate 100gbit mtu 9000 \
+		limit 2m
+}
+
+ROUNDTRIPS=
+for cfg in htb tbf tbf_peak tbf_fast; do
+	roundtrip "$cfg"
+done
+
 if [ "$FAILS" -gt 0 ]; then
 	echo "import_e2e: $FAILS failure(s)"
 	exit 1
 fi
-echo "import_e2e: ok ($(wc -l <"$TMP/want.all.lines") bpf programs, direct-action reported)"
+echo "import_e2e: ok ($(wc -l <"$TMP/want.all.lines") bpf programs, direct-action reported; rebuilt by tc:$ROUNDTRIPS)"
 exit 0

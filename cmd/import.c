@@ -16,11 +16,12 @@ static const char usage[] =
     "usage: tcsim import dev DEV [--netns NAME] [--filters-only]\n"
     "Reads DEV's qdiscs, classes and filters from the running kernel (rtnetlink;\n"
     "no privilege needed, but --netns needs CAP_SYS_ADMIN) and prints a tcsim\n"
-    "scenario that rebuilds them: prio, sfq, pfifo, bfifo and classic bpf filters.\n"
+    "scenario that rebuilds them: prio, sfq, pfifo, bfifo, htb with its classes,\n"
+    "tbf, and classic bpf filters on qdiscs and htb classes.\n"
     "What tcsim does not model is commented in the scenario and listed on stderr.\n"
     "  --netns NAME    the device of network namespace /run/netns/NAME\n"
     "  --filters-only  the root's filters only, under a prio root with its handle\n"
-    "                  (to try an htb's or another qdisc's filter chain)\n"
+    "                  (to try a root's filter chain on its own)\n"
     "Exit status: 0 everything reproduced; 3 printed, with omissions on stderr;\n"
     "1 error (nothing printed); 2 usage.\n";
 

@@ -7,8 +7,10 @@
  * attribute API: RTM_GETQDISC, RTM_GETTCLASS, and RTM_GETTFILTER once per
  * qdisc (its own block) and per class of the kinds whose classes carry
  * blocks (htb, drr, ...; not prio or sfq, whose classes have none), and for
- * ingress/clsact their blocks. libnl-route has no cls_bpf, so every dump
- * is parsed here. A dump needs no privilege; --netns enters
+ * ingress/clsact their blocks. htb's and tbf's options are read through
+ * libnl-route's rtnl_htb_* and rtnl_qdisc_tbf_* (nl_htb_tbf.c, which says
+ * what it reads by hand and why); libnl-route has no cls_bpf, and the
+ * rest is parsed here. A dump needs no privilege; --netns enters
  * /run/netns/NAME only around the socket's creation (a netlink socket
  * belongs to the namespace it was created in), which needs CAP_SYS_ADMIN.
  *
@@ -146,7 +148,7 @@ const char *nl_where_str(char *buf, size_t n, uint32_t parent)
 
 /* Attributes laid end to end in len bytes: every one whole (a last one
  * without its padding is accepted). */
-static int attrs_whole(const struct nlattr *head, int len)
+int nl_attrs_whole(const struct nlattr *head, int len)
 {
 	const struct nlattr *a;
 	int rem;
@@ -201,8 +203,8 @@ static const char *msg_what(int type)
 	return type == RTM_NEWQDISC ? "qdisc" : type == RTM_NEWTCLASS ? "class" : "filter";
 }
 
-static int parse_qdisc(struct nl_import_model *m, const struct tcmsg *t, struct nlattr **tb,
-		       const char *kind, char *err, size_t errlen)
+static int parse_qdisc(struct nl_import_model *m, const struct nlmsghdr *nlh, const struct tcmsg *t,
+		       struct nlattr **tb, const char *kind, char *err, size_t errlen)
 {
 	struct nli_qdisc q = {0};
 	struct nlattr *o = tb[A_OPTIONS];
@@ -269,6 +271,16 @@ static int parse_qdisc(struct nl_import_model *m, const struct tcmsg *t, struct 
 			s->flags = b[43];
 			s->max_p = get32(d, 44);
 		}
+	} else if (nl_is_kind(kind, "htb")) {
+		int ret = nl_htb_qdisc_parse(&q, nlh, o, wh, err, errlen);
+
+		if (ret)
+			return ret;
+	} else if (nl_is_kind(kind, "tbf")) {
+		int ret = nl_tbf_parse(&q, nlh, o, wh, err, errlen);
+
+		if (ret)
+			return ret;
 	}
 	v = grow(m->qdiscs, &m->qcap, m->nqdiscs, sizeof(q));
 	if (!v)
@@ -278,16 +290,27 @@ static int parse_qdisc(struct nl_import_model *m, const struct tcmsg *t, struct 
 	return 0;
 }
 
-static int parse_class(struct nl_import_model *m, const struct tcmsg *t, const char *kind,
-		       char *err, size_t errlen)
+static int parse_class(struct nl_import_model *m, const struct nlmsghdr *nlh, const struct tcmsg *t,
+		       struct nlattr **tb, const char *kind, char *err, size_t errlen)
 {
 	struct nli_class c = {0};
+	char id[32], pw[48], wh[160];
 	void *v;
 
 	snprintf(c.kind, sizeof(c.kind), "%s", kind);
 	c.classid = t->tcm_handle;
 	c.parent = t->tcm_parent;
 	c.leaf = t->tcm_info;
+	c.has_options = tb[A_OPTIONS] != NULL;
+	if (nl_is_kind(kind, "htb")) {
+		int ret;
+
+		snprintf(wh, sizeof(wh), "class htb %s %s", nl_classid(id, sizeof(id), c.classid),
+			 nl_where_str(pw, sizeof(pw), c.parent));
+		ret = nl_htb_class_parse(&c, nlh, tb[A_OPTIONS], wh, err, errlen);
+		if (ret)
+			return ret;
+	}
 	v = grow(m->classes, &m->ccap, m->nclasses, sizeof(c));
 	if (!v)
 		return nl_failf(err, errlen, -ENOMEM, "out of memory");
@@ -313,7 +336,7 @@ static int parse_bpf(struct nli_filter *f, struct nlattr *opts, const char *wh, 
 	int rem;
 	char text[128];
 
-	if (!attrs_whole(nla_data(opts), nla_len(opts)))
+	if (!nl_attrs_whole(nla_data(opts), nla_len(opts)))
 		return nl_failf(err, errlen, -EPROTO, "%s: truncated attribute in TCA_OPTIONS", wh);
 	nla_for_each_nested(a, opts, rem) {
 		int type = nla_type(a);
@@ -472,7 +495,7 @@ int nl_import_parse(struct nl_import_model *m, const struct nlmsghdr *nlh, char 
 		return 1;
 	head = nlmsg_attrdata(nlh, sizeof(*t));
 	len = nlmsg_attrlen(nlh, sizeof(*t));
-	if (!attrs_whole(head, len))
+	if (!nl_attrs_whole(head, len))
 		return nl_failf(err, errlen, -EPROTO, "%s %x:%x: truncated attribute", what,
 				t->tcm_handle >> 16, t->tcm_handle & 0xffff);
 	nla_for_each_attr(a, head, len, rem) {
@@ -501,9 +524,9 @@ int nl_import_parse(struct nl_import_model *m, const struct nlmsghdr *nlh, char 
 					"%s %x:%x: TCA_KIND is not a kind name", what,
 					t->tcm_handle >> 16, t->tcm_handle & 0xffff);
 	if (type == RTM_NEWQDISC)
-		return parse_qdisc(m, t, tb, kind, err, errlen);
+		return parse_qdisc(m, nlh, t, tb, kind, err, errlen);
 	if (type == RTM_NEWTCLASS)
-		return parse_class(m, t, kind, err, errlen);
+		return parse_class(m, nlh, t, tb, kind, err, errlen);
 	return parse_filter(m, t, tb, kind, err, errlen);
 }
 

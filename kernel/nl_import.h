@@ -11,9 +11,11 @@
  *   nl_import_dump   - the netlink conversation (link, qdisc, class and
  *                      filter dumps), each answer handed to
  *   nl_import_parse  - one RTM_NEWQDISC / RTM_NEWTCLASS / RTM_NEWTFILTER
- *                      message into the model below (both nl_dump.c), and
+ *                      message into the model below (both nl_dump.c; htb
+ *                      and tbf options: nl_htb_tbf.c), and
  *   nl_import_write  - the model as scenario text, plus the list of what
- *                      could not be reproduced, one line each (nl_scenario.c). */
+ *                      could not be reproduced, one line each (nl_scenario.c;
+ *                      htb and tbf buckets: nl_ticks.c). */
 #ifndef TCSIM_NL_IMPORT_H
 #define TCSIM_NL_IMPORT_H
 
@@ -40,6 +42,40 @@ struct nli_sfq {
 	uint8_t wlog, plog, scell_log, flags;
 };
 
+/* A rate as the kernel keeps it (struct psched_ratecfg, dumped as a
+ * struct tc_ratespec plus TCA_*_RATE64 when it needs 64 bits). */
+struct nli_rate {
+	uint64_t bps; /* bytes per second */
+	uint16_t overhead, mpu;
+	uint8_t linklayer; /* TC_LINKLAYER_*: 1 ethernet, 2 atm */
+};
+
+#define NLI_LINKLAYER_ETHERNET 1
+#define NLI_LINKLAYER_ATM 2
+
+/* htb's qdisc options: TCA_HTB_INIT, TCA_HTB_DIRECT_QLEN, TCA_HTB_OFFLOAD. */
+struct nli_htb {
+	uint32_t r2q, defcls, direct_qlen;
+	int has_direct_qlen; /* older kernels do not send it */
+	int offload;
+};
+
+/* tbf's options: TCA_TBF_PARMS with TCA_TBF_RATE64/PRATE64. The buckets
+ * are time, as the kernel stores them: ticks of 64 ns at the bucket's rate. */
+struct nli_tbf {
+	uint32_t limit;		    /* bytes */
+	struct nli_rate rate, peak; /* peak.bps 0: no peakrate */
+	uint32_t buffer, mtu;	    /* ticks: the rate's and the peakrate's bucket */
+};
+
+/* An htb class: TCA_HTB_PARMS with TCA_HTB_RATE64/CEIL64. */
+struct nli_htb_class {
+	struct nli_rate rate, ceil;
+	uint32_t buffer, cbuffer; /* ticks of 64 ns at rate and at ceil */
+	uint32_t quantum, level, prio;
+	int offload;
+};
+
 struct nli_qdisc {
 	char kind[NLI_KINDLEN];
 	uint32_t handle, parent;
@@ -48,12 +84,16 @@ struct nli_qdisc {
 	uint8_t priomap[16]; /* prio, pfifo_fast */
 	uint32_t limit;	     /* pfifo (packets), bfifo (bytes) */
 	struct nli_sfq sfq;
+	struct nli_htb htb;
+	struct nli_tbf tbf;
 	int has_stab; /* a size table: not modelled */
 };
 
 struct nli_class {
 	char kind[NLI_KINDLEN]; /* the kind of the qdisc it belongs to */
 	uint32_t classid, parent, leaf;
+	int has_options;
+	struct nli_htb_class htb;
 };
 
 /* One RTM_NEWTFILTER: the tcf_proto's own line (handle 0, no options) or

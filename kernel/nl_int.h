@@ -27,4 +27,49 @@ const char *nl_where_str(char *buf, size_t n, uint32_t parent);
 
 int nl_is_kind(const char *k, const char *a);
 
+struct nlattr;
+struct nlmsghdr;
+struct nli_qdisc;
+struct nli_class;
+struct nli_rate;
+
+/* Attributes laid end to end in len bytes: 1 when every one is whole. */
+int nl_attrs_whole(const struct nlattr *head, int len);
+
+/* nl_htb_tbf.c: the options of an htb qdisc, an htb class and a tbf (o:
+ * the message's TCA_OPTIONS, NULL when absent) into the model, read with
+ * libnl-route's rtnl_htb_* / rtnl_qdisc_tbf_* getters where they are
+ * exact. wh names the object in messages. 0 or -errno with one line. */
+int nl_htb_qdisc_parse(struct nli_qdisc *q, const struct nlmsghdr *nlh, struct nlattr *o,
+		       const char *wh, char *err, size_t errlen);
+int nl_htb_class_parse(struct nli_class *c, const struct nlmsghdr *nlh, struct nlattr *o,
+		       const char *wh, char *err, size_t errlen);
+int nl_tbf_parse(struct nli_qdisc *q, const struct nlmsghdr *nlh, struct nlattr *o, const char *wh,
+		 char *err, size_t errlen);
+
+/* nl_ticks.c: bucket sizes. The kernel keeps htb's and tbf's buckets as
+ * time (dumped in ticks of 64 ns); tc's words give bytes. */
+
+/* The ticks iproute2 makes of `burst BYTES` for an htb class at rate
+ * (bytes/s): before 6.15, microseconds then ticks, each truncated
+ * (tc_calc_xmittime); from 6.15 one rounding up. */
+uint32_t nl_tc_ticks_trunc(uint64_t rate, uint32_t bytes);
+uint32_t nl_tc_ticks_ceil(uint64_t rate, uint32_t bytes);
+/* The ticks the kernel makes of tbf's TCA_TBF_BURST/PBURST bytes at r
+ * (psched_l2t_ns: overhead, mpu and ATM cells included, then >> 6). */
+uint32_t nl_kernel_ticks(const struct nli_rate *r, uint32_t bytes);
+
+/* A byte count whose ticks are `ticks`. htb: by tc's arithmetic, one both
+ * iproute2 roundings agree on when there is one, the roundest of several
+ * (a multiple of 1 MiB, 1 KiB, 1000, 100, 10); tbf: by the kernel's, the
+ * largest (tbf drops packets above it: nl_ticks.c says why). 1: *bytes is
+ * exact; 0: no byte count gives these ticks and *bytes is the nearest. */
+int nl_htb_burst(uint64_t rate, uint32_t ticks, uint32_t *bytes);
+int nl_tbf_burst(const struct nli_rate *r, uint32_t ticks, uint32_t *bytes);
+
+/* tc's words for a size ("15kb", "1mb", "1600") and a rate in bits
+ * ("100mbit", "3500kbit", "12345bit"), both read back exactly. */
+const char *nl_size_word(char *buf, size_t n, uint32_t bytes);
+const char *nl_rate_word(char *buf, size_t n, uint64_t bps);
+
 #endif

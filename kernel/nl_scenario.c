@@ -8,25 +8,36 @@
  *   local sim = tcsim.sim{}
  *   local eth0 = sim:dev("eth0", { rate = "10mbit", mtu = M, txqueuelen = T })
  *   eth0:tc[[
- *     qdisc add dev eth0 root handle 1: prio bands 3 priomap ...
+ *     qdisc add dev eth0 root handle 1: htb default 30
+ *     class add dev eth0 parent 1: classid 1:1 htb rate 100mbit burst 15kb cburst 1600
  *     qdisc add dev eth0 parent 1:1 handle 10: sfq limit ... (every value)
  *     filter add dev eth0 parent 1: pref 1 protocol ip handle 0x1 bpf bytecode '...' flowid 1:1
  *   ]]
  *   -- sim:replay("CAPTURE.pcap") / sim:run() / sim:report(), commented
  * Qdiscs come parent before child (depth first, children by class), every
- * option the kernel dumps spelled out (prio: bands and priomap; pfifo and
+ * value the kernel keeps spelled out (prio: bands and priomap; pfifo and
  * bfifo: limit; sfq: limit, quantum, depth, flows, divisor, perturb,
- * headdrop). Filters come per qdisc, in pref order, each with explicit
- * pref, protocol and handle; the programs of one pref are written oldest
- * first, so that tcsim's list (newest first, as cls_bpf's) and therefore
- * the order they are tried in is the kernel's. classid 0 gives no flowid.
- * The kernel reports no line rate: `rate` is tcsim's default, to be set.
+ * headdrop; tbf: rate, burst, peakrate, mtu, limit, mpu, overhead,
+ * linklayer). An htb is followed by its classes, parents first, siblings by
+ * classid. htb and tbf get the words a user types: rates in the largest
+ * exact unit, sizes in kb/mb when whole, tc's defaults left out (ceil equal
+ * to rate, r2q 10, default 0, the quantum r2q gives, the device's
+ * txqueuelen as direct_qlen); burst, cburst and mtu are byte counts whose
+ * ticks are the kernel's (nl_ticks.c), so that tc rebuilds the same state
+ * (tests/kernel/import_e2e.sh). Filters come per qdisc, then per htb class,
+ * in pref order, each with explicit pref, protocol and handle; the programs
+ * of one pref are written oldest first, so that tcsim's list (newest first,
+ * as cls_bpf's) and therefore the order they are tried in is the kernel's.
+ * classid 0 gives no flowid. The kernel reports no line rate: `rate` is
+ * tcsim's default, to be set.
  *
  * What tcsim does not model is never dropped silently: each thing left out
  * is a `# ...` comment at its place in the tc script, a line of the header,
- * and one line on stderr ("tcsim import: DEV: not modelled: qdisc htb 1:
+ * and one line on stderr ("tcsim import: DEV: not modelled: qdisc hfsc 1:
  * root"); the exit status is then 3 instead of 0. The choices:
- *  - A configured root tcsim does not model (htb, tbf, fq_codel, ...): no
+ *  - htb and tbf are written as real lines, for tcsim's htb and tbf
+ *    models (a tcsim without them refuses the lines, naming the kind).
+ *  - A configured root tcsim does not model (hfsc, fq_codel, ...): no
  *    faithful scenario exists, and a scenario that silently ran something
  *    else would mislead, so the scenario starts with error("...") naming
  *    the root and --filters-only; the tree and the filters follow as
@@ -34,23 +45,28 @@
  *  - --filters-only: classification only. The root's bpf filters under a
  *    prio root with the real root's handle (so flowids and `parent` read
  *    the same); a prio root is kept as it is, another kind is replaced by
- *    `prio bands N` (N: the highest flowid minor, 3..16). This is how an
- *    htb's filter chain is tried in tcsim; the rest of the tree is listed
- *    as left out.
+ *    `prio bands N` (N: the highest flowid minor, 3..16). This is how a
+ *    root's filter chain is tried with prio alone; the rest of the tree is
+ *    listed as left out.
  *  - A default root (handle 0: noqueue on virtual devices, mq on
  *    multi-queue NICs, pfifo_fast or the default_qdisc sysctl's kind):
  *    tcsim's devices start with pfifo_fast, so pfifo_fast 0: needs no
  *    line; any other default is listed as not modelled and the scenario
  *    keeps pfifo_fast (it stays runnable).
- *  - A qdisc tcsim does not model below a modelled one (tbf under prio):
- *    left out, so the band keeps tcsim's default pfifo; whatever hangs
- *    below it is listed too. prio's own default children (handle 0) need
- *    no line.
+ *  - A qdisc tcsim does not model below a modelled one (fq_codel under
+ *    prio): left out, so the band keeps tcsim's default pfifo; whatever
+ *    hangs below it is listed too. Default children (handle 0) need no
+ *    line.
  *  - sfq with RED (qth_min set): not modelled (RED drops at random); RED
  *    flags without RED do nothing and are only commented.
+ *  - What tc's words cannot say for an htb or a tbf (a bucket no byte
+ *    count rebuilds, a ceil or peakrate with size adjustments other than
+ *    the rate's, a link layer other than ethernet and atm, offload): the
+ *    line is written as near as it gets, the difference listed.
  *  - bpf programs tcsim cannot run (direct-action, actions or police,
  *    eBPF, skip_sw) and filters of other kinds (u32, flower, matchall,
- *    ...), chains other than 0, filters on classes: listed, not written.
+ *    ...), chains other than 0, filters on classes of other kinds than
+ *    htb: listed, not written.
  *  - A size table (stab) on a modelled qdisc: the qdisc is written, the
  *    table listed as not modelled. */
 #include <errno.h>
@@ -79,6 +95,9 @@ struct writer {
 	char *done;    /* qdiscs written or listed */
 	char *fdone;   /* filters written or listed */
 	size_t *order; /* qdiscs in the order written (tree order) */
+	char *cdone;   /* classes written or listed */
+	size_t *corder; /* htb classes written, in order */
+	size_t ncorder;
 	size_t norder;
 };
 
@@ -100,8 +119,10 @@ static void omit(struct writer *w, const char *fmt, ...)
 
 static int modelled_kind(const char *k)
 {
+	/* htb and tbf: written as lines for tcsim's htb and tbf models */
 	return nl_is_kind(k, "prio") || nl_is_kind(k, "sfq") || nl_is_kind(k, "pfifo") ||
-	       nl_is_kind(k, "bfifo") || nl_is_kind(k, "pfifo_fast");
+	       nl_is_kind(k, "bfifo") || nl_is_kind(k, "pfifo_fast") || nl_is_kind(k, "htb") ||
+	       nl_is_kind(k, "tbf");
 }
 
 /* Why a qdisc of a modelled kind cannot be written anyway, or NULL. */
@@ -120,6 +141,165 @@ static const char *qdesc(char *buf, size_t n, const struct nli_qdisc *q)
 	snprintf(buf, n, "qdisc %s %s %s", q->kind, nl_qhandle(id, sizeof(id), q->handle),
 		 nl_where_str(wh, sizeof(wh), q->parent));
 	return buf;
+}
+
+static void addf(char *buf, size_t n, size_t *k, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Appends to a line (cut at n, which 512 bytes never reach). */
+static void addf(char *buf, size_t n, size_t *k, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*k >= n)
+		return;
+	va_start(ap, fmt);
+	*k += (size_t)vsnprintf(buf + *k, n - *k, fmt, ap);
+	va_end(ap);
+}
+
+/* tc's words for what a rate's bytes go through (mpu, overhead, link
+ * layer); the kernel's defaults are not written. */
+static void rate_extras(char *buf, size_t n, size_t *k, const struct nli_rate *r)
+{
+	if (r->mpu)
+		addf(buf, n, k, " mpu %u", r->mpu);
+	if (r->overhead)
+		addf(buf, n, k, " overhead %u", r->overhead);
+	if (r->linklayer == NLI_LINKLAYER_ATM)
+		addf(buf, n, k, " linklayer atm");
+}
+
+/* The qdisc with handle h (not the ingress one), or NULL. */
+static const struct nli_qdisc *qdisc_by_handle(const struct nl_import_model *m, uint32_t h)
+{
+	for (size_t i = 0; i < m->nqdiscs; i++)
+		if (m->qdiscs[i].handle == h && m->qdiscs[i].parent != NLI_H_INGRESS)
+			return &m->qdiscs[i];
+	return NULL;
+}
+
+/* The quantum htb_change_class gives a class when tc sends none: rate /
+ * r2q (r2q at least 1), then at least 1000 and at most 200000. */
+static uint32_t htb_default_quantum(uint64_t bps, uint32_t r2q)
+{
+	uint64_t q = bps / (r2q ? r2q : 1);
+
+	if (q > INT32_MAX)
+		q = INT32_MAX;
+	return q < 1000 ? 1000 : q > 200000 ? 200000 : (uint32_t)q;
+}
+
+/* htb_init's direct_qlen when tc sends none: the device's txqueuelen. */
+static int htb_default_qlen(const struct writer *w, const struct nli_htb *h)
+{
+	return !h->has_direct_qlen || (w->m->has_link && h->direct_qlen == w->m->txqueuelen);
+}
+
+static const char *cdesc(char *buf, size_t n, const struct nli_class *c)
+{
+	char id[32], wh[48];
+
+	snprintf(buf, n, "class %s %s %s", c->kind, nl_classid(id, sizeof(id), c->classid),
+		 nl_where_str(wh, sizeof(wh), c->parent));
+	return buf;
+}
+
+/* The tc command that creates htb class c, every value the kernel keeps
+ * reproduced: burst and cburst as byte counts whose ticks are the dumped
+ * ones (nl_ticks.c), quantum when it is not the one r2q gives. */
+static void class_line(char *buf, size_t n, const struct writer *w, const struct nli_class *c)
+{
+	const struct nli_htb_class *h = &c->htb;
+	const struct nli_qdisc *q = qdisc_by_handle(w->m, TC_H_MAJ(c->classid));
+	char id[32], pid[32], word[40];
+	uint32_t b;
+	size_t k = 0;
+
+	addf(buf, n, &k, "class add dev %s parent %s classid %s htb rate %s", w->devq,
+	     c->parent == TC_H_ROOT ? nl_qhandle(pid, sizeof(pid), TC_H_MAJ(c->classid))
+				    : nl_classid(pid, sizeof(pid), c->parent),
+	     nl_classid(id, sizeof(id), c->classid), nl_rate_word(word, sizeof(word), h->rate.bps));
+	if (h->ceil.bps != h->rate.bps)
+		addf(buf, n, &k, " ceil %s", nl_rate_word(word, sizeof(word), h->ceil.bps));
+	nl_htb_burst(h->rate.bps, h->buffer, &b);
+	addf(buf, n, &k, " burst %s", nl_size_word(word, sizeof(word), b));
+	nl_htb_burst(h->ceil.bps, h->cbuffer, &b);
+	addf(buf, n, &k, " cburst %s", nl_size_word(word, sizeof(word), b));
+	if (h->prio)
+		addf(buf, n, &k, " prio %u", h->prio);
+	if (!q || h->quantum != htb_default_quantum(h->rate.bps, q->htb.r2q))
+		addf(buf, n, &k, " quantum %u", h->quantum);
+	rate_extras(buf, n, &k, &h->rate);
+}
+
+/* What class_line could not say, each an omission: a bucket no byte count
+ * rebuilds, a ceil with other size adjustments than the rate (tc sets
+ * both from the same words), a link layer tc cannot name. */
+static void class_notes(struct writer *w, const struct nli_class *c)
+{
+	const struct nli_htb_class *h = &c->htb;
+	const char *what[2] = {"burst", "cburst"};
+	const struct nli_rate *rate[2] = {&h->rate, &h->ceil};
+	const uint32_t ticks[2] = {h->buffer, h->cbuffer};
+	char desc[96], word[40], bw[32];
+	uint32_t b;
+
+	cdesc(desc, sizeof(desc), c);
+	for (int i = 0; i < 2; i++)
+		if (!nl_htb_burst(rate[i]->bps, ticks[i], &b))
+			omit(w,
+			     "not reproduced: %s: %s: no byte count gives the kernel's %u ticks "
+			     "at %s through tc; written %s (%u ticks)",
+			     desc, what[i], ticks[i],
+			     nl_rate_word(word, sizeof(word), rate[i]->bps),
+			     nl_size_word(bw, sizeof(bw), b), nl_tc_ticks_trunc(rate[i]->bps, b));
+	if (h->ceil.mpu != h->rate.mpu || h->ceil.overhead != h->rate.overhead ||
+	    h->ceil.linklayer != h->rate.linklayer)
+		omit(w,
+		     "not reproduced: %s: the ceil's mpu %u overhead %u linklayer %u differ from "
+		     "the rate's (tc sets both from one set of words; the rate's are written)",
+		     desc, h->ceil.mpu, h->ceil.overhead, h->ceil.linklayer);
+	if (h->rate.linklayer != NLI_LINKLAYER_ETHERNET && h->rate.linklayer != NLI_LINKLAYER_ATM)
+		omit(w, "not reproduced: %s: link layer %u (tc names ethernet and atm only)", desc,
+		     h->rate.linklayer);
+}
+
+/* What qdisc_line could not say for an htb or a tbf, each an omission. */
+static void qdisc_notes(struct writer *w, const struct nli_qdisc *q, const char *desc)
+{
+	char word[40], bw[32];
+	uint32_t b;
+
+	if (nl_is_kind(q->kind, "htb") && q->htb.offload)
+		omit(w,
+		     "not modelled: %s: offload (the classes live in the NIC); written without it",
+		     desc);
+	if (!nl_is_kind(q->kind, "tbf"))
+		return;
+	if (!nl_tbf_burst(&q->tbf.rate, q->tbf.buffer, &b))
+		omit(w,
+		     "not reproduced: %s: burst: no byte count gives the kernel's %u ticks at %s; "
+		     "written %s (%u ticks)",
+		     desc, q->tbf.buffer, nl_rate_word(word, sizeof(word), q->tbf.rate.bps),
+		     nl_size_word(bw, sizeof(bw), b), nl_kernel_ticks(&q->tbf.rate, b));
+	if (q->tbf.peak.bps && !nl_tbf_burst(&q->tbf.peak, q->tbf.mtu, &b))
+		omit(w,
+		     "not reproduced: %s: mtu: no byte count gives the kernel's %u ticks at %s; "
+		     "written %s (%u ticks)",
+		     desc, q->tbf.mtu, nl_rate_word(word, sizeof(word), q->tbf.peak.bps),
+		     nl_size_word(bw, sizeof(bw), b), nl_kernel_ticks(&q->tbf.peak, b));
+	if (q->tbf.peak.bps &&
+	    (q->tbf.peak.mpu != q->tbf.rate.mpu || q->tbf.peak.overhead != q->tbf.rate.overhead ||
+	     q->tbf.peak.linklayer != q->tbf.rate.linklayer))
+		omit(w,
+		     "not reproduced: %s: the peakrate's mpu %u overhead %u linklayer %u differ "
+		     "from the rate's (tc sets both from one set of words; the rate's are written)",
+		     desc, q->tbf.peak.mpu, q->tbf.peak.overhead, q->tbf.peak.linklayer);
+	if (q->tbf.rate.linklayer != NLI_LINKLAYER_ETHERNET &&
+	    q->tbf.rate.linklayer != NLI_LINKLAYER_ATM)
+		omit(w, "not reproduced: %s: link layer %u (tc names ethernet and atm only)", desc,
+		     q->tbf.rate.linklayer);
 }
 
 /* The tc command that creates q (its options as the kernel dumped them). */
@@ -150,6 +330,33 @@ static void qdisc_line(char *buf, size_t n, const struct writer *w, const struct
 					      s->flows, s->divisor, s->perturb);
 		if (s->v1 && s->headdrop && k < n)
 			snprintf(buf + k, n - k, " headdrop");
+	} else if (nl_is_kind(q->kind, "htb")) {
+		const struct nli_htb *h = &q->htb;
+
+		/* tc's defaults (default 0, r2q 10, the txqueuelen) are not written */
+		if (h->defcls)
+			addf(buf, n, &k, " default %x", h->defcls); /* tc reads it in hex */
+		if (h->r2q != 10)
+			addf(buf, n, &k, " r2q %u", h->r2q);
+		if (!htb_default_qlen(w, h))
+			addf(buf, n, &k, " direct_qlen %u", h->direct_qlen);
+	} else if (nl_is_kind(q->kind, "tbf")) {
+		const struct nli_tbf *t = &q->tbf;
+		char word[40];
+		uint32_t b;
+
+		/* limit in bytes, which the kernel keeps (latency is tc's arithmetic) */
+		nl_tbf_burst(&t->rate, t->buffer, &b);
+		addf(buf, n, &k, " rate %s", nl_rate_word(word, sizeof(word), t->rate.bps));
+		addf(buf, n, &k, " burst %s", nl_size_word(word, sizeof(word), b));
+		if (t->peak.bps) {
+			nl_tbf_burst(&t->peak, t->mtu, &b);
+			addf(buf, n, &k, " peakrate %s",
+			     nl_rate_word(word, sizeof(word), t->peak.bps));
+			addf(buf, n, &k, " mtu %s", nl_size_word(word, sizeof(word), b));
+		}
+		addf(buf, n, &k, " limit %s", nl_size_word(word, sizeof(word), t->limit));
+		rate_extras(buf, n, &k, &t->rate);
 	}
 }
 
@@ -188,6 +395,72 @@ static size_t children(const struct nl_import_model *m, size_t i, size_t *out)
 	return n;
 }
 
+/* The htb classes of q under `parent` (TC_H_ROOT: q's own), parents first
+ * and siblings by classid: written with their notes, or listed with their
+ * lines (under `blocked`, a qdisc that is not written), or commented
+ * (--filters-only). */
+static void write_classes(struct writer *w, const struct nli_qdisc *q, uint32_t parent,
+			  const char *blocked, int depth)
+{
+	const struct nl_import_model *m = w->m;
+	char desc[96], line[512];
+
+	if (depth > 64)
+		return;
+	for (;;) {
+		const struct nli_class *c;
+		size_t best = m->nclasses;
+
+		for (size_t j = 0; j < m->nclasses; j++) {
+			c = &m->classes[j];
+			if (w->cdone[j] || !nl_is_kind(c->kind, "htb") ||
+			    TC_H_MAJ(c->classid) != q->handle || !TC_H_MIN(c->classid) ||
+			    (c->parent != parent &&
+			     !(parent == TC_H_ROOT && c->parent == q->handle)))
+				continue;
+			if (best == m->nclasses || c->classid < m->classes[best].classid)
+				best = j;
+		}
+		if (best == m->nclasses)
+			return;
+		w->cdone[best] = 1;
+		c = &m->classes[best];
+		cdesc(desc, sizeof(desc), c);
+		if (w->o->filters_only) {
+			fprintf(w->tc, "  # left out by --filters-only: %s\n", desc);
+		} else if (blocked) {
+			class_line(line, sizeof(line), w, c);
+			omit(w, "left out: %s (under %s, which is not modelled): %s", desc, blocked,
+			     line);
+		} else {
+			class_line(line, sizeof(line), w, c);
+			fprintf(w->tc, "  %s\n", line);
+			class_notes(w, c);
+			w->corder[w->ncorder++] = best;
+		}
+		write_classes(w, q, c->classid, blocked, depth + 1);
+	}
+}
+
+/* All of htb q's classes: the tree, then those whose parent class the dump
+ * lacks (listed). */
+static void write_htb_classes(struct writer *w, const struct nli_qdisc *q, const char *blocked)
+{
+	const struct nl_import_model *m = w->m;
+	char desc[96];
+
+	write_classes(w, q, TC_H_ROOT, blocked, 0);
+	for (size_t j = 0; j < m->nclasses; j++) {
+		const struct nli_class *c = &m->classes[j];
+
+		if (w->cdone[j] || !nl_is_kind(c->kind, "htb") || TC_H_MAJ(c->classid) != q->handle)
+			continue;
+		w->cdone[j] = 1;
+		omit(w, "left out: %s (its parent class is not in the dump)",
+		     cdesc(desc, sizeof(desc), c));
+	}
+}
+
 /* Depth first: a qdisc, then its children by class. `blocked` names the
  * not-modelled ancestor (NULL when every ancestor was written). */
 static void write_qdisc(struct writer *w, size_t i, const char *blocked, int depth)
@@ -216,11 +489,15 @@ static void write_qdisc(struct writer *w, size_t i, const char *blocked, int dep
 		} else if (q->handle) {
 			fprintf(w->tc, "  # left out by --filters-only: %s\n", desc);
 		}
+		if (nl_is_kind(q->kind, "htb") && q->handle)
+			write_htb_classes(w, q, NULL);
 	} else if (blocked) {
 		if (modelled_kind(q->kind) && !problem && q->handle) {
 			qdisc_line(line, sizeof(line), w, q);
 			omit(w, "left out: %s (under %s, which is not modelled): %s", desc, blocked,
 			     line);
+			if (nl_is_kind(q->kind, "htb"))
+				write_htb_classes(w, q, blocked);
 		} else if (!modelled_kind(q->kind) || problem) {
 			omit(w, "not modelled: %s (under %s, not modelled either)", desc, blocked);
 		} else {
@@ -257,6 +534,9 @@ static void write_qdisc(struct writer *w, size_t i, const char *blocked, int dep
 				nl_qhandle(id, sizeof(id), q->handle), q->sfq.flags);
 		if (q->has_stab)
 			omit(w, "not modelled: %s: its size table (stab); written without it", desc);
+		qdisc_notes(w, q, desc);
+		if (nl_is_kind(q->kind, "htb"))
+			write_htb_classes(w, q, NULL);
 	}
 	kids = malloc(sizeof(*kids) * (m->nqdiscs ? m->nqdiscs : 1));
 	if (!kids)
@@ -265,14 +545,6 @@ static void write_qdisc(struct writer *w, size_t i, const char *blocked, int dep
 	for (size_t k = 0; k < n; k++)
 		write_qdisc(w, kids[k], next, depth + 1);
 	free(kids);
-}
-
-static const struct nli_qdisc *qdisc_by_handle(const struct nl_import_model *m, uint32_t h)
-{
-	for (size_t i = 0; i < m->nqdiscs; i++)
-		if (m->qdiscs[i].handle == h && m->qdiscs[i].parent != NLI_H_INGRESS)
-			return &m->qdiscs[i];
-	return NULL;
 }
 
 static int filter_cmp(const struct nli_filter *a, const struct nli_filter *b)
@@ -502,9 +774,11 @@ int nl_import_write(const struct nl_import_model *m, const struct nl_import_opts
 	w.done = calloc(m->nqdiscs + 1, 1);
 	w.fdone = calloc(m->nfilters + 1, 1);
 	w.order = calloc(m->nqdiscs + 1, sizeof(*w.order));
+	w.cdone = calloc(m->nclasses + 1, 1);
+	w.corder = calloc(m->nclasses + 1, sizeof(*w.corder));
 	w.tc = open_memstream(&tcbuf, &tclen);
 	w.omit = open_memstream(&obuf, &olen);
-	if (!w.done || !w.fdone || !w.order || !w.tc || !w.omit) {
+	if (!w.done || !w.fdone || !w.order || !w.cdone || !w.corder || !w.tc || !w.omit) {
 		ret = nl_failf(err, errlen, -ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -568,6 +842,13 @@ int nl_import_write(const struct nl_import_model *m, const struct nl_import_opts
 				}
 				if (pass == 0 && ok) {
 					write_filters(&w, q->handle, NULL);
+					/* then those of its htb classes, in class order */
+					for (size_t c = 0; c < w.ncorder; c++) {
+						uint32_t cid = m->classes[w.corder[c]].classid;
+
+						if (TC_H_MAJ(cid) == q->handle)
+							write_filters(&w, cid, NULL);
+					}
 				} else if (pass == 1 && q->handle) {
 					char why[160];
 
@@ -583,20 +864,35 @@ int nl_import_write(const struct nl_import_model *m, const struct nl_import_opts
 	/* whatever is left: filters of classes, of ingress, of the stand-in's tree */
 	for (size_t i = 0; i < m->nfilters; i++) {
 		const struct nli_filter *fl = &m->filters[i];
-		char why[160];
+		char why[160], pid[32];
 
 		if (w.fdone[i])
 			continue;
-		if (TC_H_MAJ(fl->parent) == 0xffff0000u)
+		if (TC_H_MAJ(fl->parent) == 0xffff0000u) {
 			snprintf(why, sizeof(why), "ingress/clsact: tcsim models egress only");
-		else if (TC_H_MIN(fl->parent))
-			snprintf(why, sizeof(why),
-				 "attached to class %s: tcsim's filters attach to a qdisc",
-				 nl_classid(id, sizeof(id), fl->parent));
-		else if (w.o->filters_only)
+		} else if (w.o->filters_only) {
 			snprintf(why, sizeof(why), "not on the root (--filters-only)");
-		else
+		} else if (TC_H_MIN(fl->parent)) {
+			const struct nli_qdisc *cq = qdisc_by_handle(m, TC_H_MAJ(fl->parent));
+
+			if (!cq)
+				snprintf(why, sizeof(why),
+					 "attached to class %s, whose qdisc is not in the dump",
+					 nl_classid(id, sizeof(id), fl->parent));
+			else if (nl_is_kind(cq->kind, "htb"))
+				snprintf(why, sizeof(why),
+					 "on class %s of htb %s, which is not written",
+					 nl_classid(id, sizeof(id), fl->parent),
+					 nl_qhandle(pid, sizeof(pid), cq->handle));
+			else
+				snprintf(why, sizeof(why),
+					 "attached to class %s of %s %s: tcsim's filters attach to "
+					 "a qdisc or an htb class",
+					 nl_classid(id, sizeof(id), fl->parent), cq->kind,
+					 nl_qhandle(pid, sizeof(pid), cq->handle));
+		} else {
 			snprintf(why, sizeof(why), "its qdisc is not in the dump");
+		}
 		write_filters(&w, fl->parent, why);
 	}
 	if (fflush(w.tc) || fflush(w.omit)) {
@@ -673,6 +969,8 @@ int nl_import_write(const struct nl_import_model *m, const struct nl_import_opts
 	free(w.done);
 	free(w.fdone);
 	free(w.order);
+	free(w.cdone);
+	free(w.corder);
 	*text = out;
 	*omitted = obuf;
 	return w.nomit;
@@ -686,5 +984,7 @@ fail:
 	free(w.done);
 	free(w.fdone);
 	free(w.order);
+	free(w.cdone);
+	free(w.corder);
 	return ret;
 }

@@ -11,6 +11,7 @@
 #include "bpf.h"
 #include "cls.h"
 #include "pkt.h"
+#include "sched_rate.h"
 
 /* Enqueue results (include/linux/netdevice.h). */
 #define NET_XMIT_SUCCESS 0
@@ -177,13 +178,6 @@ void qdisc_tree_reduce_backlog(struct qdisc *q, uint32_t n, uint64_t len);
 void qdisc_pkt_skb(const struct qdisc *q, const struct pkt *p, struct bpf_skb *skb);
 /* tc_skb_protocol: the VLAN protocol for an out-of-band tag, else skb->protocol */
 uint16_t qdisc_pkt_protocol(const struct pkt *p);
-
-/* Option words, as iproute2 reads them. */
-int tc_get_u32(uint32_t *out, const char *s, int base);
-int tc_get_size(uint32_t *out, const char *s); /* "1514", "1kb", "8kbit" */
-void tc_print_size(FILE *out, uint64_t bytes); /* sprint_size: 1514b, 10Kb */
-int tc_get_rate(uint64_t *bps, const char *s);   /* "10mbit", "1gbit", "100kbps" (bytes!) */
-int tc_get_time_ns(uint64_t *ns, const char *s); /* "10ms", "2s", "500us"; bare = s */
 
 extern const struct qdisc_ops pfifo_qdisc_ops, bfifo_qdisc_ops, prio_qdisc_ops,
 	sfq_qdisc_ops, noop_qdisc_ops, pfifo_fast_qdisc_ops;

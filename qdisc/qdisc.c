@@ -1,6 +1,6 @@
 /* qdisc.c - what every qdisc kind shares: the registry of kinds, creation
  * and destruction, the counters, the tree walk of qdisc_tree_reduce_backlog,
- * the noop qdisc. */
+ * the noop qdisc, and the watchdog. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -267,3 +267,30 @@ int qdisc_in_tree(const struct qdisc *root, const struct qdisc *q)
 	return ctx.found;
 }
 
+
+void qdisc_watchdog_schedule_ns(struct qdisc *q, uint64_t t_ns)
+{
+	uint64_t now = q->env->now ? q->env->now(q->env->arg) : 0;
+
+	/* hrtimer_start on a past expiry fires at once */
+	if (t_ns < now)
+		t_ns = now;
+	if (q->wd.pending && q->wd.expires == t_ns)
+		return;
+	q->wd.pending = 1;
+	q->wd.expires = t_ns;
+	q->wd.id = q->env->watchdog ? q->env->watchdog(q->env->arg, q, t_ns) : 0;
+}
+
+void qdisc_watchdog_cancel(struct qdisc *q)
+{
+	q->wd.pending = 0;
+}
+
+int qdisc_watchdog_fired(struct qdisc *q, uint64_t id)
+{
+	if (!q->wd.pending || q->wd.id != id)
+		return 0;
+	q->wd.pending = 0;
+	return 1;
+}

@@ -73,6 +73,11 @@ struct qdisc_env {
 	void (*drop)(void *arg, struct pkt *p);       /* a packet left, dropped */
 	uint64_t (*random)(void *arg);                /* the seeded generator */
 	void (*arm_timer)(void *arg, struct qdisc *q, uint64_t at_ns);
+	/* Arms q's watchdog to fire at at_ns (qdisc_watchdog_schedule_ns has
+	 * decided it must) and returns the id the firing will carry; when it
+	 * fires and q->wd still holds that id, the device asks its root for a
+	 * packet again. NULL: nothing fires (unit tests read q->wd). */
+	uint64_t (*watchdog)(void *arg, struct qdisc *q, uint64_t at_ns);
 	/* q is going away: its armed timers must not fire */
 	void (*cancel_timers)(void *arg, const struct qdisc *q);
 	/* the root qdisc classified p (its verdict fields are set) */
@@ -134,6 +139,13 @@ struct qdisc_ops {
 	void (*qlen_notify)(struct qdisc *q, struct qdisc *child);
 };
 
+/* The kernel's struct qdisc_watchdog: one pending expiry per qdisc. */
+struct qdisc_watchdog {
+	uint64_t expires; /* ns */
+	uint64_t id;      /* the env's handle of the armed event */
+	int pending;
+};
+
 struct qdisc {
 	const struct qdisc_ops *ops;
 	uint32_t handle;        /* major:0 */
@@ -145,6 +157,7 @@ struct qdisc {
 	int invisible;          /* a default child (handle 0) */
 	char where[160];        /* "file:line" of the tc command that added it ("" if none) */
 	uint64_t seq;           /* creation order on the device (tc qdisc show) */
+	struct qdisc_watchdog wd;
 	void *priv;
 };
 
@@ -166,6 +179,17 @@ void qdisc_kind_names(char *buf, size_t n);
 int qdisc_in_tree(const struct qdisc *root, const struct qdisc *q);
 /* The qdisc with this handle in the tree under root, or NULL. */
 struct qdisc *qdisc_lookup(struct qdisc *root, uint32_t handle);
+
+/* The watchdog of a non-work-conserving qdisc: a qdisc that holds packets
+ * but answers NULL to a dequeue arms it for the time it may send, and the
+ * device asks again then (sch_api.c). A new time replaces a pending one
+ * unless equal, as the kernel's hrtimer re-arm does; a time already past
+ * fires at once. */
+void qdisc_watchdog_schedule_ns(struct qdisc *q, uint64_t t_ns);
+void qdisc_watchdog_cancel(struct qdisc *q);
+/* For the env: the event with this id fired; 1 if it is q's pending
+ * watchdog (now no longer pending), 0 if it was replaced or cancelled. */
+int qdisc_watchdog_fired(struct qdisc *q, uint64_t id);
 
 /* Helpers for the kinds. */
 int qdisc_drop(struct qdisc *q, struct pkt *p, enum pkt_drop why); /* NET_XMIT_DROP */

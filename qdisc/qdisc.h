@@ -35,6 +35,8 @@ enum qtrace_rule {
 	QRULE_PRIOMAP,  /* no filter matched (or none): priomap[priority & 15] */
 	QRULE_FALLBACK, /* the classid names no band (minor 0 or too big): priomap[0] */
 	QRULE_DROP,     /* sfq: the classid names no bucket, the packet is dropped */
+	QRULE_DEFAULT,  /* htb: no class from priority or filters: the default class */
+	QRULE_DIRECT,   /* htb: the qdisc itself, or no class and no default: direct queue */
 };
 struct qtrace {
 	enum qtrace_kind kind;
@@ -104,6 +106,7 @@ struct qdisc_class {
 	struct qdisc_stats stats;  /* the class's own (sfq bucket) or the leaf's */
 	uint64_t allot;            /* sfq xstats, else 0 */
 	int has_allot;
+	const void *priv;           /* the kind's own class (class_dump), or NULL */
 };
 
 struct qdisc_ops {
@@ -137,6 +140,27 @@ struct qdisc_ops {
 		     void *arg);
 	/* a child lost n packets / len bytes outside its enqueue/dequeue */
 	void (*qlen_notify)(struct qdisc *q, struct qdisc *child);
+
+	/* ---- classes that tc creates and removes (htb): tc class add|change|
+	 * replace|del, and filters on a class. NULL for kinds whose classes
+	 * are fixed (prio's bands, sfq's buckets). ---- */
+	/* cops->find: 1 if classid names a class of q */
+	int (*class_find)(const struct qdisc *q, uint32_t classid);
+	/* cops->change: creates class classid under parentid (TC_H_ROOT, or a
+	 * classid the kind may not know) when it does not exist, else changes
+	 * it, from the kind's words as tc parses them. 0 or -errno with the
+	 * message; on success err holds what the kernel warns (extack), or "". */
+	int (*class_change)(struct qdisc *q, uint32_t classid, uint32_t parentid, int argc,
+			    char **argv, char *err, size_t errlen);
+	/* cops->delete */
+	int (*class_delete)(struct qdisc *q, uint32_t classid, char *err, size_t errlen);
+	/* cops->tcf_block: the filter chain of class classid, NULL if none */
+	struct tcf_chain *(*class_chain)(struct qdisc *q, uint32_t classid);
+	/* tc class show: the kind's options after "class KIND ID parent P
+	 * [leaf H:] ", and with -s the kind's xstats lines (print_xstats) */
+	void (*class_dump)(const struct qdisc *q, const struct qdisc_class *c, FILE *out,
+			   int details);
+	void (*class_dump_xstats)(const struct qdisc *q, const struct qdisc_class *c, FILE *out);
 };
 
 /* The kernel's struct qdisc_watchdog: one pending expiry per qdisc. */
@@ -155,6 +179,7 @@ struct qdisc {
 	struct tcf_chain chain; /* filters (if ops->has_filters) */
 	struct qdisc_stats s;
 	int invisible;          /* a default child (handle 0) */
+	int unlisted;           /* not in the device's qdisc hash: no dump lists it */
 	char where[160];        /* "file:line" of the tc command that added it ("" if none) */
 	uint64_t seq;           /* creation order on the device (tc qdisc show) */
 	struct qdisc_watchdog wd;
@@ -205,6 +230,7 @@ uint16_t qdisc_pkt_protocol(const struct pkt *p);
 
 extern const struct qdisc_ops pfifo_qdisc_ops, bfifo_qdisc_ops, prio_qdisc_ops,
 	sfq_qdisc_ops, noop_qdisc_ops, pfifo_fast_qdisc_ops;
+extern const struct qdisc_ops htb_qdisc_ops;
 
 
 /* ---- tracing helpers for the kinds (traced packets only) ---- */

@@ -107,7 +107,7 @@ struct htb_sched {
 	uint32_t direct_qlen;
 	struct pkt_queue direct_queue; /* packets htb does not shape */
 	uint32_t direct_pkts;
-	uint32_t overlimits;
+	struct qdisc *sch; /* its qdisc: overlimits count in sch->s */
 
 	int64_t now; /* the time of this dequeue */
 	int64_t near_ev_cache[TC_HTB_MAXDEPTH];
@@ -452,7 +452,7 @@ static void htb_change_class_mode(struct htb_sched *q, struct htb_class *cl, int
 		return;
 	if (new_mode == HTB_CANT_SEND) {
 		cl->overlimits++;
-		q->overlimits++;
+		q->sch->s.overlimits++;
 	}
 	if (cl->prio_activity) {
 		if (cl->cmode != HTB_CANT_SEND)
@@ -926,6 +926,7 @@ static int htb_init(struct qdisc *sch, int argc, char **argv, char *err, size_t 
 			return -EINVAL;
 		}
 	}
+	q->sch = sch;
 	q->hashsize = 4;
 	q->hash = calloc(q->hashsize, sizeof(*q->hash));
 	if (!q->hash) {

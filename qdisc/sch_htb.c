@@ -1209,7 +1209,7 @@ static int htb_new_class(struct qdisc *sch, uint32_t classid, uint32_t parentid,
 	if (parent && parent->parent && parent->parent->level < 2) {
 		snprintf(err, errlen,
 			 "RTNETLINK answers: Invalid argument (sch_htb: tree is too deep: %x:%x "
-			 "would be below level %d)",
+			 "would be a level below the %d there are)",
 			 classid >> 16, TC_H_MIN(classid), TC_HTB_MAXDEPTH);
 		return -EINVAL;
 	}

@@ -104,6 +104,7 @@ struct qdisc_class {
 	struct qdisc_stats stats;  /* the class's own (sfq bucket) or the leaf's */
 	uint64_t allot;            /* sfq xstats, else 0 */
 	int has_allot;
+	int no_stats; /* the kind dumps no class statistics (tbf): tc -s prints an empty line */
 };
 
 struct qdisc_ops {
@@ -204,7 +205,7 @@ void qdisc_pkt_skb(const struct qdisc *q, const struct pkt *p, struct bpf_skb *s
 uint16_t qdisc_pkt_protocol(const struct pkt *p);
 
 extern const struct qdisc_ops pfifo_qdisc_ops, bfifo_qdisc_ops, prio_qdisc_ops,
-	sfq_qdisc_ops, noop_qdisc_ops, pfifo_fast_qdisc_ops;
+	sfq_qdisc_ops, noop_qdisc_ops, pfifo_fast_qdisc_ops, tbf_qdisc_ops;
 
 
 /* ---- tracing helpers for the kinds (traced packets only) ---- */

@@ -182,10 +182,11 @@ static uint32_t alloc_handle(struct sim *s, const struct dev *d)
 }
 
 /* tc sends TCA_OPTIONS when the kind's parser put some in: prio always
- * (its full tc_prio_qopt), the others only when given words. */
+ * (its full tc_prio_qopt), the others only when given words; tbf's parser
+ * refuses no words (rate, burst and limit are mandatory). */
 static int sends_options(const char *kind, int argc)
 {
-	return argc > 0 || (kind && !strcmp(kind, "prio"));
+	return argc > 0 || (kind && (!strcmp(kind, "prio") || !strcmp(kind, "tbf")));
 }
 
 static int new_default_root(struct tc_cmd *c, struct dev *d)

@@ -107,6 +107,7 @@ struct qdisc_class {
 	uint64_t allot;            /* sfq xstats, else 0 */
 	int has_allot;
 	const void *priv;           /* the kind's own class (class_dump), or NULL */
+	int no_stats; /* the kind dumps no class statistics (tbf): tc -s prints an empty line */
 };
 
 struct qdisc_ops {
@@ -229,7 +230,7 @@ void qdisc_pkt_skb(const struct qdisc *q, const struct pkt *p, struct bpf_skb *s
 uint16_t qdisc_pkt_protocol(const struct pkt *p);
 
 extern const struct qdisc_ops pfifo_qdisc_ops, bfifo_qdisc_ops, prio_qdisc_ops,
-	sfq_qdisc_ops, noop_qdisc_ops, pfifo_fast_qdisc_ops;
+	sfq_qdisc_ops, noop_qdisc_ops, pfifo_fast_qdisc_ops, tbf_qdisc_ops;
 extern const struct qdisc_ops htb_qdisc_ops;
 
 

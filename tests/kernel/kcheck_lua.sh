@@ -7,6 +7,11 @@
 if [ "$(id -u)" != 0 ]; then echo "kcheck_lua: SKIP: needs root (network namespaces)"; exit 77; fi
 if ! $TCSIM kernel-check --help >/dev/null 2>&1; then echo "kcheck_lua: SKIP: no kernel-check"; exit 77; fi
 for s in scenarios/*.lua; do
+	# kernel-check does not build htb or tbf trees yet (issue 13, part 4):
+	# the shaping scenarios wait for it, said aloud rather than silently
+	case $s in scenarios/htb_*.lua | scenarios/tbf_*.lua)
+		echo "kcheck_lua: $s: skipped: kernel-check builds no htb/tbf tree yet"; continue ;;
+	esac
 	$TCSIM kernel-check "$s" >"$T_TMP/out" 2>"$T_TMP/err"; rc=$?
 	if [ $rc -eq 2 ] && grep -q 'cannot run here' "$T_TMP/err"; then
 		echo "kcheck_lua: SKIP: $(cat "$T_TMP/err")"; exit 77

@@ -325,7 +325,23 @@ static int probe_kind(struct nl_sock *sk, struct rtnl_link *link, const char *ki
 	} else if (q && (!strcmp(kind, "pfifo") || !strcmp(kind, "bfifo"))) {
 		rtnl_qdisc_fifo_set_limit(q, 1000);
 	}
-	rc = qd_add(sk, q);
+	if (q && !strcmp(kind, "tbf")) {
+		/* tbf has no defaults: the smallest valid request (1 Mbit/s, a
+		 * 10000-byte bucket and limit), as tc would send it */
+		struct tc_tbf_qopt opt = {.rate = {.rate = 125000, .linklayer = TC_LINKLAYER_ETHERNET},
+					  .limit = 10000};
+		struct nlattr *o = NULL;
+		struct nl_msg *m = tc_msg(RTM_NEWQDISC, rtnl_link_get_ifindex(link), TC_H_ROOT,
+					  0x10000, "tbf", &o);
+
+		rtnl_qdisc_put(q);
+		q = NULL;
+		rc = tc_send(sk, m, o,
+			     m && nla_put(m, TCA_TBF_PARMS, sizeof(opt), &opt) >= 0 &&
+				 nla_put_u32(m, TCA_TBF_BURST, 10000) >= 0);
+	} else {
+		rc = qd_add(sk, q);
+	}
 	if (!rc) {
 		qd_del_root(sk, link);
 		return 1;
@@ -628,7 +644,18 @@ static int kc_nl_dump(struct nl_sock *sk, int type, int ifindex, struct kc_resul
 		r->nrows = 0;
 	else
 		r->nqrows = 0;
-	rc = nl_send_simple(sk, type, NLM_F_DUMP, &t, sizeof(t));
+	{
+		/* TCA_DUMP_INVISIBLE: the default children (an htb leaf's pfifo,
+		 * tbf's bfifo) are TCQ_F_INVISIBLE, left out of a plain dump; tcsim
+		 * counts them, so the kernel's are wanted too */
+		struct nl_msg *m = nlmsg_alloc_simple(type, NLM_F_DUMP);
+
+		rc = -NLE_NOMEM;
+		if (m && nlmsg_append(m, &t, sizeof(t), NLMSG_ALIGNTO) >= 0 &&
+		    (c.classes || nla_put_flag(m, TCA_DUMP_INVISIBLE) >= 0))
+			rc = nl_send_auto(sk, m);
+		nlmsg_free(m);
+	}
 	if (rc >= 0)
 		rc = nl_recvmsgs(sk, cb);
 	nl_cb_put(cb);

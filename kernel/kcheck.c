@@ -554,6 +554,18 @@ static int report_shaper(const struct kc_plan *pl, const struct kc_result *r, co
 			" %8" PRIu64 "  %s\n", w->label, k->packets, w->tp, k->bytes, w->tb, k->drops, w->td,
 			eq ? "ok" : "DIFF");
 	}
+	if (d->root->ops == &htb_qdisc_ops) {
+		struct tc_htb_glob g;
+		uint32_t dq;
+		int eq;
+
+		/* the direct queue has no class: its own counter, the root's */
+		htb_kc_glob(d->root, &g, &dq);
+		eq = r->have_direct && r->direct == g.direct_pkts;
+		same &= eq;
+		fprintf(out, "%-36s %12" PRIu64 " %12u %14s %14s %8s %8s  %s\n", "htb direct_packets_stat",
+			r->direct, g.direct_pkts, "", "", "", "", eq ? "ok" : "DIFF");
+	}
 	if (r->q_packets + r->q_drops != r->sent) {
 		same = 0;
 		fprintf(out, "DIFF: the kernel's root counted %" PRIu64 " packets sent and %" PRIu64

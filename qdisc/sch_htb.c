@@ -1634,6 +1634,7 @@ void htb_kc_glob(const struct qdisc *sch, struct tc_htb_glob *g, uint32_t *direc
 	g->version = 3; /* HTB_VER >> 16: htb_init refuses any other */
 	g->rate2quantum = (uint32_t)q->rate2quantum;
 	g->defcls = (uint32_t)q->defcls;
+	g->direct_pkts = q->direct_pkts;
 	*direct_qlen = q->direct_qlen;
 }
 

@@ -22,6 +22,7 @@
 #include <linux/gen_stats.h>
 #include <linux/if.h>
 #include <linux/if_packet.h>
+#include <linux/pkt_sched.h>
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
@@ -33,7 +34,6 @@
 #include <netlink/route/qdisc/htb.h>
 #include <netlink/route/qdisc/prio.h>
 #include <netlink/route/qdisc/sfq.h>
-#include <linux/pkt_sched.h>
 #include <netlink/route/tc.h>
 
 /* the kernel's pkt_sched.h and tcsim's cls.h define the same handle
@@ -142,7 +142,6 @@ static int add_chain(struct nl_sock *sk, int ifindex, const struct tcf_chain *ch
 	}
 	return 0;
 }
-
 
 static int add_filters(struct nl_sock *sk, int ifindex, const struct qdisc *q, struct kc_result *r)
 {
@@ -328,8 +327,8 @@ static int probe_kind(struct nl_sock *sk, struct rtnl_link *link, const char *ki
 	if (q && !strcmp(kind, "tbf")) {
 		/* tbf has no defaults: the smallest valid request (1 Mbit/s, a
 		 * 10000-byte bucket and limit), as tc would send it */
-		struct tc_tbf_qopt opt = {.rate = {.rate = 125000, .linklayer = TC_LINKLAYER_ETHERNET},
-					  .limit = 10000};
+		struct tc_tbf_qopt opt = {
+		    .rate = {.rate = 125000, .linklayer = TC_LINKLAYER_ETHERNET}, .limit = 10000};
 		struct nlattr *o = NULL;
 		struct nl_msg *m = tc_msg(RTM_NEWQDISC, rtnl_link_get_ifindex(link), TC_H_ROOT,
 					  0x10000, "tbf", &o);
@@ -487,7 +486,8 @@ static int build_children(struct nl_sock *sk, struct rtnl_link *link, const stru
 	 * flowid may name any) */
 	for (int i = 0; i < cl->n && !rc && q->ops->class_chain; i++) {
 		/* class_chain only looks the chain up; it changes nothing */
-		const struct tcf_chain *ch = q->ops->class_chain((struct qdisc *)q, cl->c[i].classid);
+		const struct tcf_chain *ch =
+		    q->ops->class_chain((struct qdisc *)q, cl->c[i].classid);
 
 		if (ch)
 			rc = add_chain(sk, ifindex, ch, cl->c[i].classid, r);

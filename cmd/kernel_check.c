@@ -18,7 +18,7 @@ static const char usage_kcheck[] =
 	"  from a packet socket) and compares the per-class counts.\n"
 	"  --dev NAME   the device the captures enter [the first one the tc file names]\n"
 	"  --htb        always use the htb counting stand-in (compares classification)\n"
-	"  --tree       always build the tc file's own qdisc tree (prio/sfq must exist)\n"
+	"  --tree       always build the tc file's own qdisc tree (its kinds must exist)\n"
 	"               [default: the tree if the kernel has its qdisc kinds, else htb]\n"
 	"  --limit N    at most N packets of each capture\n"
 	"  -v           also list the kernel's classes as read back\n"

@@ -15,7 +15,13 @@ struct dev;
 #define KC_MAXCLASSES 64
 #define KC_MAXROWS 256
 #define KC_MAXKINDS 8
-#define KC_TXQLEN 1000 /* the veth's and tcsim's txqueuelen */
+/* The veth's and tcsim's txqueuelen: the limit of default leaves (htb's
+ * pfifos) and of htb's direct queue, large enough that a shaper fed faster
+ * than in the capture (the replay sends as fast as it can) drops nothing. */
+#define KC_TXQLEN 1000000
+/* Explicit limits are raised to these in shaping trees, for the same reason. */
+#define KC_LIMIT_PKTS 1000000
+#define KC_LIMIT_BYTES 2000000000u
 
 /* ---- what the parent decides, read by the child after fork ---- */
 
@@ -36,6 +42,9 @@ struct kc_plan {
 	int nkinds;
 	int inner_filters; /* a qdisc other than the root has filters */
 	int forced_tree;   /* the root is not prio: the htb stand-in cannot replace it */
+	int shaper;	  /* the tree has htb or tbf: rows are every qdisc and class */
+	int show;	  /* the child captures tc -d qdisc/class show after building */
+	char raised[1024]; /* the limits raised, as printed */
 };
 
 /* ---- what the child reports ---- */
@@ -52,6 +61,7 @@ struct kc_result {
 	int tree;	  /* the scenario's tree was built (else htb) */
 	char absent[128]; /* the kinds this kernel lacks */
 	uint64_t read, sent, failed, rejected, truncated, sent_bytes;
+	uint64_t xmit_drops; /* sent, and dropped by the qdisc at once (ENOBUFS) */
 	int fail_errno;	     /* the first send error */
 	uint64_t fail_index; /* ... its packet number */
 	int fail_cap;	     /* ... and capture */
@@ -59,6 +69,9 @@ struct kc_result {
 	int have_direct, drained;
 	int nrows;
 	struct kc_row rows[KC_MAXROWS];
+	int nqrows; /* every qdisc of the device */
+	struct kc_row qrows[KC_MAXROWS];
+	char show[16384]; /* tc -d qdisc show; tc -d class show, in the namespace */
 };
 
 /* A qdisc's classes as its walk reports them (kc_collect_class adds one). */

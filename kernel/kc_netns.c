@@ -22,6 +22,7 @@
 #include <linux/gen_stats.h>
 #include <linux/if.h>
 #include <linux/if_packet.h>
+#include <linux/pkt_sched.h>
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
@@ -106,16 +107,16 @@ static int nl_add_bpf(struct nl_sock *sk, int ifindex, uint32_t parent, uint32_t
 	return rc < 0 ? rc : nl_wait_for_ack(sk);
 }
 
-/* Every program of every tcf_proto of q's chain, oldest first within a
- * tcf_proto so the kernel's newest-first list matches tcsim's. */
-static int add_filters(struct nl_sock *sk, int ifindex, const struct qdisc *q, struct kc_result *r)
+/* Every program of every tcf_proto of a chain attached at `parent` (a
+ * qdisc's handle or an htb class), oldest first within a tcf_proto so the
+ * kernel's newest-first list matches tcsim's. */
+static int add_chain(struct nl_sock *sk, int ifindex, const struct tcf_chain *chain,
+		     uint32_t parent, struct kc_result *r)
 {
 	char h[32];
 
-	if (!q->ops->has_filters)
-		return 0;
-	tc_print_classid(h, sizeof(h), q->handle);
-	for (const struct tcf_proto *tp = q->chain.head; tp; tp = tp->next) {
+	tc_print_classid(h, sizeof(h), parent);
+	for (const struct tcf_proto *tp = chain->head; tp; tp = tp->next) {
 		size_t n = tp->ops->count(tp);
 
 		for (size_t i = n; i-- > 0;) {
@@ -126,7 +127,7 @@ static int add_filters(struct nl_sock *sk, int ifindex, const struct qdisc *q, s
 				return rfail(r, KCHECK_ERROR,
 					     "filter pref %u of %s is not a bpf filter",
 					     tp->prio >> 16, h);
-			rc = nl_add_bpf(sk, ifindex, q->handle, tp->prio, tp->protocol, &pi);
+			rc = nl_add_bpf(sk, ifindex, parent, tp->prio, tp->protocol, &pi);
 			if (rc == -NLE_OBJ_NOTFOUND || rc == -NLE_OPNOTSUPP)
 				return rfail(
 				    r, KCHECK_CANNOT_RUN,
@@ -142,6 +143,132 @@ static int add_filters(struct nl_sock *sk, int ifindex, const struct qdisc *q, s
 	return 0;
 }
 
+static int add_filters(struct nl_sock *sk, int ifindex, const struct qdisc *q, struct kc_result *r)
+{
+	return q->ops->has_filters ? add_chain(sk, ifindex, &q->chain, q->handle, r) : 0;
+}
+
+/* ---- htb and tbf as tc sends them (raw: libnl's setters convert the
+ * buckets through bytes and whole microseconds, which does not give the
+ * same ticks back; see nl_htb_tbf.c) ---- */
+
+/* An RTM_NEWQDISC / RTM_NEWTCLASS of `kind` with its TCA_OPTIONS open. */
+static struct nl_msg *tc_msg(int type, int ifindex, uint32_t parent, uint32_t handle,
+			     const char *kind, struct nlattr **opts)
+{
+	struct tcmsg t = {.tcm_family = AF_UNSPEC,
+			  .tcm_ifindex = ifindex,
+			  .tcm_handle = handle,
+			  .tcm_parent = parent};
+	struct nl_msg *m = nlmsg_alloc();
+
+	if (!m)
+		return NULL;
+	if (!nlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, type, 0, NLM_F_CREATE | NLM_F_EXCL) ||
+	    nlmsg_append(m, &t, sizeof(t), NLMSG_ALIGNTO) < 0 ||
+	    nla_put_string(m, TCA_KIND, kind) < 0 || !(*opts = nla_nest_start(m, TCA_OPTIONS))) {
+		nlmsg_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+static int tc_send(struct nl_sock *sk, struct nl_msg *m, struct nlattr *opts, int ok)
+{
+	int rc;
+
+	if (!m)
+		return -NLE_NOMEM;
+	if (!ok) {
+		nlmsg_free(m);
+		return -NLE_NOMEM;
+	}
+	nla_nest_end(m, opts);
+	rc = nl_send_auto(sk, m);
+	nlmsg_free(m);
+	return rc < 0 ? rc : nl_wait_for_ack(sk);
+}
+
+/* htb_init's TCA_HTB_INIT and TCA_HTB_DIRECT_QLEN (always sent: the same
+ * number the kernel would otherwise take from the txqueuelen). */
+static int nl_add_htb(struct nl_sock *sk, int ifindex, const struct qdisc *q, uint32_t parent)
+{
+	struct tc_htb_glob g;
+	uint32_t dq;
+	struct nlattr *o = NULL;
+	struct nl_msg *m = tc_msg(RTM_NEWQDISC, ifindex, parent, q->handle, "htb", &o);
+
+	htb_kc_glob(q, &g, &dq);
+	return tc_send(sk, m, o,
+		       m && nla_put(m, TCA_HTB_INIT, sizeof(g), &g) >= 0 &&
+			   nla_put_u32(m, TCA_HTB_DIRECT_QLEN, dq) >= 0);
+}
+
+/* htb_change_class's TCA_HTB_PARMS and the 64-bit rates: no rate tables,
+ * since the linklayer is set (tc sets it; the kernel reads them only for
+ * TC_LINKLAYER_UNAWARE). */
+static int nl_add_htb_class(struct nl_sock *sk, int ifindex, const struct htb_kc_class *c)
+{
+	struct nlattr *o = NULL;
+	struct nl_msg *m = tc_msg(RTM_NEWTCLASS, ifindex, c->parent, c->classid, "htb", &o);
+
+	return tc_send(sk, m, o,
+		       m && nla_put(m, TCA_HTB_PARMS, sizeof(c->opt), &c->opt) >= 0 &&
+			   (!c->rate64 || nla_put_u64(m, TCA_HTB_RATE64, c->rate64) >= 0) &&
+			   (!c->ceil64 || nla_put_u64(m, TCA_HTB_CEIL64, c->ceil64) >= 0));
+}
+
+/* tbf_change's request as tc sent it to tcsim. */
+static int nl_add_tbf(struct nl_sock *sk, int ifindex, const struct qdisc *q, uint32_t parent)
+{
+	struct tbf_kc_req t;
+	struct nlattr *o = NULL;
+	struct nl_msg *m = tc_msg(RTM_NEWQDISC, ifindex, parent, q->handle, "tbf", &o);
+
+	tbf_kc_get(q, &t);
+	return tc_send(sk, m, o,
+		       m && nla_put(m, TCA_TBF_PARMS, sizeof(t.opt), &t.opt) >= 0 &&
+			   (!t.rate64 || nla_put_u64(m, TCA_TBF_RATE64, t.rate64) >= 0) &&
+			   (!t.prate64 || nla_put_u64(m, TCA_TBF_PRATE64, t.prate64) >= 0) &&
+			   (!t.burst || nla_put_u32(m, TCA_TBF_BURST, t.burst) >= 0) &&
+			   (!t.pburst || nla_put_u32(m, TCA_TBF_PBURST, t.pburst) >= 0));
+}
+
+static int cmp_depth(const void *a, const void *b)
+{
+	const struct htb_kc_class *x = a, *y = b;
+
+	if (x->depth != y->depth)
+		return x->depth - y->depth;
+	return x->classid < y->classid ? -1 : x->classid > y->classid;
+}
+
+/* htb's classes, parents first (a class is made a leaf, and becomes inner
+ * when its first child comes: its quantum and prio, sent explicitly, stay
+ * what tcsim holds), then their filters. */
+static int add_htb_classes(struct nl_sock *sk, int ifindex, const struct qdisc *q,
+			   const struct kc_classes *cl, struct kc_result *r)
+{
+	struct htb_kc_class *v = calloc((size_t)cl->n + 1, sizeof(*v));
+	char h[32];
+	int rc = 0;
+
+	if (!v)
+		return rfail(r, KCHECK_ERROR, "out of memory");
+	for (int i = 0; i < cl->n; i++)
+		htb_kc_class(q, cl->c[i].classid, &v[i]);
+	qsort(v, (size_t)cl->n, sizeof(*v), cmp_depth);
+	for (int i = 0; i < cl->n && !rc; i++) {
+		rc = nl_add_htb_class(sk, ifindex, &v[i]);
+		if (rc < 0) {
+			tc_print_classid(h, sizeof(h), v[i].classid);
+			rc = rfail(r, KCHECK_ERROR, "the kernel refused htb class %s: %s", h,
+				   nl_geterror(rc));
+		}
+	}
+	free(v);
+	return rc;
+}
 static struct rtnl_qdisc *qd_new(struct rtnl_link *link, uint32_t parent, uint32_t handle,
 				 const char *kind)
 {
@@ -197,7 +324,23 @@ static int probe_kind(struct nl_sock *sk, struct rtnl_link *link, const char *ki
 	} else if (q && (!strcmp(kind, "pfifo") || !strcmp(kind, "bfifo"))) {
 		rtnl_qdisc_fifo_set_limit(q, 1000);
 	}
-	rc = qd_add(sk, q);
+	if (q && !strcmp(kind, "tbf")) {
+		/* tbf has no defaults: the smallest valid request (1 Mbit/s, a
+		 * 10000-byte bucket and limit), as tc would send it */
+		struct tc_tbf_qopt opt = {
+		    .rate = {.rate = 125000, .linklayer = TC_LINKLAYER_ETHERNET}, .limit = 10000};
+		struct nlattr *o = NULL;
+		struct nl_msg *m = tc_msg(RTM_NEWQDISC, rtnl_link_get_ifindex(link), TC_H_ROOT,
+					  0x10000, "tbf", &o);
+
+		rtnl_qdisc_put(q);
+		q = NULL;
+		rc = tc_send(sk, m, o,
+			     m && nla_put(m, TCA_TBF_PARMS, sizeof(opt), &opt) >= 0 &&
+				 nla_put_u32(m, TCA_TBF_BURST, 10000) >= 0);
+	} else {
+		rc = qd_add(sk, q);
+	}
 	if (!rc) {
 		qd_del_root(sk, link);
 		return 1;
@@ -238,6 +381,9 @@ void kc_collect_class(void *arg, const struct qdisc_class *c)
 		cl->c[cl->n++] = *c;
 }
 
+static int build_children(struct nl_sock *sk, struct rtnl_link *link, const struct qdisc *q,
+			  struct kc_result *r);
+
 static int build_tree(struct nl_sock *sk, struct rtnl_link *link, const struct qdisc *q,
 		      uint32_t parent, struct kc_result *r)
 {
@@ -245,7 +391,6 @@ static int build_tree(struct nl_sock *sk, struct rtnl_link *link, const struct q
 	size_t tlen = 0;
 	FILE *f = open_memstream(&text, &tlen);
 	struct rtnl_qdisc *nq;
-	struct kc_classes *cl;
 	uint32_t u;
 	int rc;
 
@@ -254,6 +399,20 @@ static int build_tree(struct nl_sock *sk, struct rtnl_link *link, const struct q
 	q->ops->dump(q, f, 1);
 	fclose(f);
 	tc_print_classid(h, sizeof(h), q->handle);
+	if (q->ops == &htb_qdisc_ops || q->ops == &tbf_qdisc_ops) {
+		int ifindex = rtnl_link_get_ifindex(link);
+
+		rc = q->ops == &htb_qdisc_ops ? nl_add_htb(sk, ifindex, q, parent)
+					      : nl_add_tbf(sk, ifindex, q, parent);
+		if (rc < 0) {
+			rfail(r, KCHECK_ERROR, "the kernel refused qdisc %s %s %s: %s", h,
+			      q->ops->id, text, nl_geterror(rc));
+			free(text);
+			return -1;
+		}
+		free(text);
+		return build_children(sk, link, q, r);
+	}
 	nq = qd_new(link, parent, q->handle, q->ops->id);
 	if (nq && !strcmp(q->ops->id, "prio")) {
 		uint8_t map[16];
@@ -295,25 +454,46 @@ static int build_tree(struct nl_sock *sk, struct rtnl_link *link, const struct q
 		return -1;
 	}
 	free(text);
-	if (q->ops->walk) {
-		cl = calloc(1, sizeof(*cl));
-		if (!cl)
-			return rfail(r, KCHECK_ERROR, "out of memory");
-		q->ops->walk(q, kc_collect_class, cl);
-		for (int i = 0; i < cl->n; i++) {
-			const struct qdisc *leaf = cl->c[i].leaf;
+	return build_children(sk, link, q, r);
+}
 
-			/* a default child: the kernel made the same (pfifo, txqueuelen) */
-			if (!leaf || leaf->invisible || leaf == q)
-				continue;
-			if (build_tree(sk, link, leaf, cl->c[i].classid, r)) {
-				free(cl);
-				return -1;
-			}
-		}
-		free(cl);
+/* q's classes (htb's are made here), the qdiscs grafted on them, the
+ * filters on its classes (htb) and on q. */
+static int build_children(struct nl_sock *sk, struct rtnl_link *link, const struct qdisc *q,
+			  struct kc_result *r)
+{
+	int ifindex = rtnl_link_get_ifindex(link), rc = 0;
+	struct kc_classes *cl;
+
+	if (!q->ops->walk)
+		return add_filters(sk, ifindex, q, r);
+	cl = calloc(1, sizeof(*cl));
+	if (!cl)
+		return rfail(r, KCHECK_ERROR, "out of memory");
+	q->ops->walk(q, kc_collect_class, cl);
+	if (q->ops == &htb_qdisc_ops)
+		rc = add_htb_classes(sk, ifindex, q, cl, r);
+	for (int i = 0; i < cl->n && !rc; i++) {
+		const struct qdisc *leaf = cl->c[i].leaf;
+
+		/* a default child: the kernel made the same (htb: pfifo with the
+		 * txqueuelen; tbf: bfifo with its limit) */
+		if (!leaf || leaf->invisible || leaf == q)
+			continue;
+		rc = build_tree(sk, link, leaf, cl->c[i].classid, r);
 	}
-	return add_filters(sk, rtnl_link_get_ifindex(link), q, r);
+	/* filters on htb's classes, after every class exists (a filter's
+	 * flowid may name any) */
+	for (int i = 0; i < cl->n && !rc && q->ops->class_chain; i++) {
+		/* class_chain only looks the chain up; it changes nothing */
+		const struct tcf_chain *ch =
+		    q->ops->class_chain((struct qdisc *)q, cl->c[i].classid);
+
+		if (ch)
+			rc = add_chain(sk, ifindex, ch, cl->c[i].classid, r);
+	}
+	free(cl);
+	return rc ? -1 : add_filters(sk, ifindex, q, r);
 }
 
 /* ---- the htb stand-in ---- */
@@ -423,7 +603,11 @@ static int dump_cb(struct nl_msg *msg, void *arg)
 	if (c->classes) {
 		if (c->r->nrows < KC_MAXROWS)
 			c->r->rows[c->r->nrows++] = row;
-	} else if (t->tcm_parent == TC_H_ROOT) {
+		return NL_OK;
+	}
+	if (c->r->nqrows < KC_MAXROWS)
+		c->r->qrows[c->r->nqrows++] = row;
+	if (t->tcm_parent == TC_H_ROOT) {
 		c->r->q_packets = row.packets;
 		c->r->q_bytes = row.bytes;
 		c->r->q_drops = row.drops;
@@ -458,7 +642,20 @@ static int kc_nl_dump(struct nl_sock *sk, int type, int ifindex, struct kc_resul
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, dump_cb, &c);
 	if (c.classes)
 		r->nrows = 0;
-	rc = nl_send_simple(sk, type, NLM_F_DUMP, &t, sizeof(t));
+	else
+		r->nqrows = 0;
+	{
+		/* TCA_DUMP_INVISIBLE: the default children (an htb leaf's pfifo,
+		 * tbf's bfifo) are TCQ_F_INVISIBLE, left out of a plain dump; tcsim
+		 * counts them, so the kernel's are wanted too */
+		struct nl_msg *m = nlmsg_alloc_simple(type, NLM_F_DUMP);
+
+		rc = -NLE_NOMEM;
+		if (m && nlmsg_append(m, &t, sizeof(t), NLMSG_ALIGNTO) >= 0 &&
+		    (c.classes || nla_put_flag(m, TCA_DUMP_INVISIBLE) >= 0))
+			rc = nl_send_auto(sk, m);
+		nlmsg_free(m);
+	}
 	if (rc >= 0)
 		rc = nl_recvmsgs(sk, cb);
 	nl_cb_put(cb);
@@ -560,6 +757,12 @@ static int replay(const struct kc_plan *pl, int ifindex, struct kc_result *r)
 			if (send(fd, p.data, p.caplen, 0) == (ssize_t)p.caplen) {
 				r->sent++;
 				r->sent_bytes += p.caplen;
+			} else if (errno == ENOBUFS) {
+				/* dev_queue_xmit said NET_XMIT_DROP: the frame reached the
+				 * qdisc, which dropped it (a tbf's packet over its burst) */
+				r->sent++;
+				r->sent_bytes += p.caplen;
+				r->xmit_drops++;
 			} else {
 				if (!r->failed++) {
 					r->fail_errno = errno;
@@ -574,6 +777,28 @@ static int replay(const struct kc_plan *pl, int ifindex, struct kc_result *r)
 	}
 	close(fd);
 	return rc;
+}
+
+/* What iproute2 itself reads back from the kernel (`tc -d qdisc show`,
+ * `tc -d class show`), before any packet: kernel-check -v prints it next to
+ * tcsim's own, so a reader (and tests/kernel/kcheck_e2e.sh) sees that the
+ * kernel holds the parameters tcsim simulated. No tc here: said so. */
+static void capture_show(const char *dev, struct kc_result *r)
+{
+	char cmd[160];
+	FILE *p;
+	size_t n;
+
+	snprintf(cmd, sizeof(cmd), "tc -d qdisc show dev %s 2>&1; tc -d class show dev %s 2>&1",
+		 dev, dev);
+	p = popen(cmd, "r");
+	if (!p) {
+		snprintf(r->show, sizeof(r->show), "(cannot run tc: %s)\n", strerror(errno));
+		return;
+	}
+	n = fread(r->show, 1, sizeof(r->show) - 1, p);
+	r->show[n] = 0;
+	pclose(p);
 }
 
 static int kernel_side(const struct kc_plan *pl, struct kc_result *r)
@@ -633,10 +858,15 @@ static int kernel_side(const struct kc_plan *pl, struct kc_result *r)
 	r->tree = tree;
 	if (tree ? build_tree(sk, link, pl->d->root, TC_H_ROOT, r) : build_htb(sk, link, pl, r))
 		goto out;
+	if (pl->show)
+		capture_show(pl->kdev, r);
 	if (replay(pl, rtnl_link_get_ifindex(link), r))
 		goto out;
-	/* until the qdisc is empty (htb may hold a burst back for a while) */
+	/* until the qdisc is empty: a shaper sends at its rate, so wait as long
+	 * as it makes progress, and give up after 10 s without a departure */
 	for (int i = 0; i < 1000; i++) {
+		uint64_t before = r->q_packets;
+
 		if ((rc = kc_nl_dump(sk, RTM_GETQDISC, rtnl_link_get_ifindex(link), r)) < 0) {
 			rfail(r, KCHECK_ERROR, "reading the qdisc's counters: %s", nl_geterror(rc));
 			goto out;
@@ -645,6 +875,8 @@ static int kernel_side(const struct kc_plan *pl, struct kc_result *r)
 			r->drained = 1;
 			break;
 		}
+		if (r->q_packets != before)
+			i = 0;
 		sleep_ms(10);
 	}
 	if ((rc = kc_nl_dump(sk, RTM_GETTCLASS, rtnl_link_get_ifindex(link), r)) < 0) {

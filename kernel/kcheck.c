@@ -120,6 +120,8 @@ static void scan_tree(struct kc_plan *pl, const struct qdisc *q)
 	struct kc_classes *cl;
 
 	add_kind(pl, q->ops->id);
+	if (q->ops == &htb_qdisc_ops || q->ops == &tbf_qdisc_ops)
+		pl->shaper = 1;
 	if (q != pl->d->root && q->ops->has_filters && q->chain.head)
 		pl->inner_filters = 1;
 	if (!q->ops->walk || !(cl = calloc(1, sizeof(*cl))))
@@ -131,6 +133,98 @@ static void scan_tree(struct kc_plan *pl, const struct qdisc *q)
 	free(cl);
 }
 
+
+/* The word after "limit" in a fifo's dump ("20p", "256Kb"), for the note. */
+static void fifo_limit_text(const struct qdisc *q, char *buf, size_t n)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	q->ops->dump(q, f, 0);
+	fclose(f);
+	if (text && !strncmp(text, "limit ", 6))
+		snprintf(buf, n, "%s", text + 6);
+	free(text);
+}
+
+static void note_raised(struct kc_plan *pl, const struct qdisc *q, const char *what,
+			const char *from, const char *to)
+{
+	size_t l = strlen(pl->raised);
+	char h[32];
+
+	tc_print_classid(h, sizeof(h), q->handle);
+	snprintf(pl->raised + l, sizeof(pl->raised) - l, "%s%s %s %s %s -> %s", l ? ", " : "", h,
+		 q->ops->id, what, from, to);
+}
+
+/* A shaper holds packets, and the replay feeds the kernel faster than the
+ * capture fed tcsim: with the scenario's limits the two would drop
+ * different packets for reasons of timing alone. Every explicit limit
+ * below a shaper's tree is raised (in tcsim's tree, before it runs, and so
+ * in the kernel's, built from it) to one no run reaches; default leaves
+ * and htb's direct queue take the txqueuelen (KC_TXQLEN) on both sides.
+ * What remains to compare (classification, the tbf's drops of packets over
+ * its burst) does not depend on timing. The tree is this function's own
+ * simulation's: changing it changes nothing of the caller's. */
+static int raise_limits(struct kc_plan *pl, struct qdisc *q, char *err, size_t errlen)
+{
+	struct kc_classes *cl;
+	char from[32], to[32];
+	int rc = 0;
+
+	if ((q->ops == &pfifo_qdisc_ops || q->ops == &bfifo_qdisc_ops) && !q->invisible) {
+		int bytes = q->ops == &bfifo_qdisc_ops;
+		char lim[16], *argv[] = {"limit", lim};
+
+		fifo_limit_text(q, from, sizeof(from));
+		snprintf(lim, sizeof(lim), "%u", bytes ? KC_LIMIT_BYTES : KC_LIMIT_PKTS);
+		if ((rc = q->ops->change(q, 2, argv, err, errlen)))
+			return rc;
+		fifo_limit_text(q, to, sizeof(to));
+		if (strcmp(from, to))
+			note_raised(pl, q, "limit", from, to);
+	} else if (q->ops == &tbf_qdisc_ops) {
+		struct tbf_kc_req t;
+
+		tbf_kc_get(q, &t);
+		if (t.opt.limit < KC_LIMIT_BYTES) {
+			if ((rc = tbf_kc_set_limit(q, KC_LIMIT_BYTES, err, errlen)))
+				return rc;
+			snprintf(from, sizeof(from), "%u", t.opt.limit);
+			snprintf(to, sizeof(to), "%u", KC_LIMIT_BYTES);
+			note_raised(pl, q, "limit", from, to);
+		}
+	} else if (q->ops == &htb_qdisc_ops) {
+		struct tc_htb_glob g;
+		uint32_t dq;
+
+		htb_kc_glob(q, &g, &dq);
+		if (dq < KC_TXQLEN) {
+			htb_kc_set_direct_qlen(q, KC_TXQLEN);
+			snprintf(from, sizeof(from), "%u", dq);
+			snprintf(to, sizeof(to), "%u", KC_TXQLEN);
+			note_raised(pl, q, "direct_qlen", from, to);
+		}
+	}
+	if (!q->ops->walk)
+		return 0;
+	if (!(cl = calloc(1, sizeof(*cl)))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	q->ops->walk(q, kc_collect_class, cl);
+	for (int i = 0; i < cl->n && !rc; i++)
+		if (cl->c[i].leaf && cl->c[i].leaf != q)
+			/* the leaf is this simulation's own qdisc; walk hands it out const */
+			rc = raise_limits(pl, (struct qdisc *)cl->c[i].leaf, err, errlen);
+	free(cl);
+	return rc;
+}
 /* The htb stand-in's row for a tcsim verdict (htb_classify's folding). */
 static uint32_t fold(const struct kc_plan *pl, const struct kc_verdict *v)
 {
@@ -352,6 +446,159 @@ static int report(const struct kc_plan *pl, const struct kc_tcsim *t, const stru
 	return same ? KCHECK_SAME : KCHECK_DIFF;
 }
 
+
+/* ---- the table of a shaping tree: every qdisc and every class ---- */
+
+struct kc_srow {
+	char label[64];
+	int is_class;
+	uint32_t key; /* a class's classid; a qdisc's parent (unique on a device) */
+	uint64_t tp, tb, td;
+};
+
+struct kc_srows {
+	struct kc_srow v[KC_MAXROWS];
+	int n;
+};
+
+static void srows_add(struct kc_srows *s, const struct qdisc *q)
+{
+	struct kc_classes *cl;
+	char h[32], p[32];
+
+	if (s->n < KC_MAXROWS) {
+		struct kc_srow *w = &s->v[s->n++];
+
+		tc_print_classid(h, sizeof(h), q->handle);
+		tc_print_classid(p, sizeof(p), q->parent);
+		/* a default child has no handle in tcsim; the kernel names it */
+		if (q->invisible)
+			snprintf(w->label, sizeof(w->label), "qdisc %s (default) parent %s", q->ops->id, p);
+		else
+			snprintf(w->label, sizeof(w->label), "qdisc %s %s", q->ops->id, h);
+		w->key = q->parent;
+		w->tp = q->s.packets;
+		w->tb = q->s.bytes;
+		w->td = q->s.drops;
+	}
+	if (!q->ops->walk || !(cl = calloc(1, sizeof(*cl))))
+		return;
+	q->ops->walk(q, kc_collect_class, cl);
+	for (int i = 0; i < cl->n; i++) {
+		/* tbf's 1:1 has no statistics of its own, in tcsim as in the kernel */
+		if (!cl->c[i].no_stats && s->n < KC_MAXROWS) {
+			struct kc_srow *w = &s->v[s->n++];
+
+			tc_print_classid(h, sizeof(h), cl->c[i].classid);
+			snprintf(w->label, sizeof(w->label), "class %s %s", q->ops->id, h);
+			w->is_class = 1;
+			w->key = cl->c[i].classid;
+			w->tp = cl->c[i].stats.packets;
+			w->tb = cl->c[i].stats.bytes;
+			w->td = cl->c[i].stats.drops;
+		}
+	}
+	for (int i = 0; i < cl->n; i++)
+		if (cl->c[i].leaf && cl->c[i].leaf != q)
+			srows_add(s, cl->c[i].leaf);
+	free(cl);
+}
+
+static int report_shaper(const struct kc_plan *pl, const struct kc_result *r, const char *tc_name,
+			 FILE *out)
+{
+	const struct dev *d = pl->d;
+	struct kc_srows *s = calloc(1, sizeof(*s));
+	int same = 1;
+
+	if (!s) {
+		fprintf(out, "kernel-check: out of memory\n");
+		return KCHECK_ERROR;
+	}
+	fprintf(out, "kernel-check: %s on %s, %d capture%s: %" PRIu64 " frames read, %" PRIu64
+		" sent into the veth, %" PRIu64 " rejected as tcsim rejects them\n",
+		tc_name, d->name, pl->ncaps, pl->ncaps == 1 ? "" : "s", r->read, r->sent, r->rejected);
+	fprintf(out, "kernel: the scenario's own tree (");
+	for (int i = 0; i < pl->nkinds; i++)
+		fprintf(out, "%s%s", i ? ", " : "", pl->kinds[i]);
+	fprintf(out, "), with tcsim's parameters; rows are every qdisc and class\n");
+	fprintf(out, "limits: the replay feeds the kernel faster than the capture fed tcsim, so no "
+		"queue may fill: txqueuelen %u (default leaves, htb's direct queue)%s%s; with them "
+		"the kernel's timing cannot change a count\n", KC_TXQLEN,
+		pl->raised[0] ? "; raised on both sides: " : "", pl->raised);
+	fprintf(out, "\n%-36s %12s %12s %14s %14s %8s %8s\n", "row", "kernel pkts", "tcsim pkts",
+		"kernel bytes", "tcsim bytes", "k drops", "t drops");
+	srows_add(s, d->root);
+	for (int i = 0; i < s->n; i++) {
+		const struct kc_srow *w = &s->v[i];
+		const struct kc_row *k = NULL;
+		int eq;
+
+		if (w->is_class) {
+			k = krow(r, w->key);
+		} else {
+			for (int j = 0; j < r->nqrows && !k; j++)
+				if (r->qrows[j].parent == w->key)
+					k = &r->qrows[j];
+		}
+		if (!k) {
+			same = 0;
+			fprintf(out, "%-36s %12s %12" PRIu64 " %14s %14" PRIu64 " %8s %8" PRIu64
+				"  DIFF (the kernel has no such %s)\n", w->label, "-", w->tp, "-", w->tb, "-",
+				w->td, w->is_class ? "class" : "qdisc");
+			continue;
+		}
+		eq = k->packets == w->tp && k->bytes == w->tb && k->drops == w->td;
+		same &= eq;
+		fprintf(out, "%-36s %12" PRIu64 " %12" PRIu64 " %14" PRIu64 " %14" PRIu64 " %8" PRIu64
+			" %8" PRIu64 "  %s\n", w->label, k->packets, w->tp, k->bytes, w->tb, k->drops, w->td,
+			eq ? "ok" : "DIFF");
+	}
+	if (d->root->ops == &htb_qdisc_ops) {
+		struct tc_htb_glob g;
+		uint32_t dq;
+		int eq;
+
+		/* the direct queue has no class: its own counter, the root's */
+		htb_kc_glob(d->root, &g, &dq);
+		eq = r->have_direct && r->direct == g.direct_pkts;
+		same &= eq;
+		fprintf(out, "%-36s %12" PRIu64 " %12u %14s %14s %8s %8s  %s\n", "htb direct_packets_stat",
+			r->direct, g.direct_pkts, "", "", "", "", eq ? "ok" : "DIFF");
+	}
+	if (r->q_packets + r->q_drops != r->sent) {
+		same = 0;
+		fprintf(out, "DIFF: the kernel's root counted %" PRIu64 " packets sent and %" PRIu64
+			" dropped, %" PRIu64 " frames were sent into the veth\n", r->q_packets, r->q_drops,
+			r->sent);
+	}
+	if (r->failed) {
+		same = 0;
+		fprintf(out, "DIFF: %" PRIu64 " frame(s) could not be sent (the first, packet %" PRIu64
+			" of %s: %s)\n", r->failed, r->fail_index, pl->caps[r->fail_cap],
+			strerror(r->fail_errno));
+	}
+	if (d->st.rejected != r->rejected) {
+		same = 0;
+		fprintf(out, "DIFF: tcsim rejected %" PRIu64 " frames, the replay left out %" PRIu64 "\n",
+			d->st.rejected, r->rejected);
+	}
+	if (!r->drained) {
+		same = 0;
+		fprintf(out, "DIFF: the kernel's qdisc still held %" PRIu64
+			" packets after 10 s without a departure\n", r->q_qlen);
+	}
+	if (r->xmit_drops)
+		fprintf(out, "note: %" PRIu64 " frame(s) were dropped by the kernel's qdisc as they were "
+			"sent (the packet socket's send said ENOBUFS)\n", r->xmit_drops);
+	if (r->truncated)
+		fprintf(out, "note: %" PRIu64 " frame(s) were snaplen-truncated: the kernel received only "
+			"their captured bytes, tcsim keeps the wire length (a known difference)\n",
+			r->truncated);
+	fprintf(out, "%s\n", same ? "kernel-check: same" : "kernel-check: DIFFERENT");
+	free(s);
+	return same ? KCHECK_SAME : KCHECK_DIFF;
+}
 /* ---- entry points ---- */
 
 static int kc_err(char *err, size_t errlen, int code, const char *fmt, ...)
@@ -426,15 +673,18 @@ int kernel_check(const char *tc_text, const char *tc_name, const char *basedir,
 	pl->ncaps = ncaptures;
 	pl->limit = o->limit;
 	pl->handle = d->root->handle;
+	pl->show = o->verbose;
 	snprintf(pl->kdev, sizeof(pl->kdev), "%s", strcmp(d->name, "lo") ? d->name : "kcdev0");
 	snprintf(pl->kpeer, sizeof(pl->kpeer), "%s", strcmp(pl->kdev, "kcpeer0") ? "kcpeer0" : "kcpeer1");
 	scan_tree(pl, d->root);
-	if (!d->root->ops->has_filters || !d->root->handle) {
+	if (!d->root->handle) {
 		kc_err(err, errlen, KCHECK_ERROR,
-		       "the root qdisc of %s is %s: kernel-check compares the filters of a prio root (add one with "
-		       "\"qdisc add dev %s root handle 1: prio\")", d->name, d->root->ops->id, d->name);
+		       "the root qdisc of %s (%s) has no handle: kernel-check builds it with tcsim's own (add one with "
+		       "\"qdisc add dev %s root handle 1: %s ...\")", d->name, d->root->ops->id, d->name, d->root->ops->id);
 		goto out;
 	}
+	if (pl->shaper && raise_limits(pl, d->root, err, errlen))
+		goto out;
 	if (d->root->ops != &prio_qdisc_ops && pl->mode != KCHECK_TREE)
 		pl->mode = KCHECK_TREE, pl->forced_tree = 1; /* htb stands in for prio only */
 	if (pl->inner_filters && pl->mode == KCHECK_HTB) {
@@ -500,6 +750,14 @@ int kernel_check(const char *tc_text, const char *tc_name, const char *basedir,
 		goto out;
 	}
 	if (o->verbose) {
+		char show[160];
+
+		fprintf(out, "kernel: tc -d qdisc show; tc -d class show (before the replay):\n%s", r->show);
+		fprintf(out, "tcsim: the same:\n");
+		fflush(out);
+		snprintf(show, sizeof(show), "-d qdisc show dev %s\n-d class show dev %s\n", d->name, d->name);
+		if (tc_run_script(&s, show, "kernel-check", NULL, out, err, errlen))
+			goto out;
 		fprintf(out, "kernel classes:\n");
 		for (int i = 0; i < r->nrows; i++) {
 			char c[32], p[32];
@@ -513,7 +771,7 @@ int kernel_check(const char *tc_text, const char *tc_name, const char *basedir,
 			r->q_packets, r->q_bytes, r->q_drops, r->have_direct ? ", direct_packets_stat " : "",
 			r->have_direct ? r->direct : 0);
 	}
-	rc = report(pl, &t, r, tc_name, out);
+	rc = pl->shaper && r->tree ? report_shaper(pl, r, tc_name, out) : report(pl, &t, r, tc_name, out);
 out:
 	sim_unobserve(&s, &obs);
 	sig = kc_signal;

@@ -25,9 +25,11 @@
  * SIGINT/SIGTERM during kernel_check() kill it before the signal is raised
  * again with the caller's own disposition. Nothing leaks.
  *
- * Two ways to build the kernel side:
- *   tree: the scenario's own qdisc tree (prio, sfq, pfifo, bfifo; filters on
- *     any of them), when the kernel has every kind it uses (a probe adds
+ * Two ways to build the kernel side (shaping trees: README, "Limits"):
+ *   tree: the scenario's own qdisc tree (prio, sfq, htb, tbf, pfifo, bfifo;
+ *     filters on any qdisc and htb class; htb and tbf sent as tc sends them,
+ *     with tcsim's parameters, and every limit below them raised on both
+ *     sides so no queue drops), when the kernel has every kind it uses (a probe adds
  *     each; ENOENT/EOPNOTSUPP = absent). The table compares each class of
  *     the root (prio's bands): packets and bytes sent, drops. sfq's depth
  *     and divisor are left at the kernel's defaults (libnl cannot set them;

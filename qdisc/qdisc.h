@@ -248,6 +248,36 @@ extern const struct qdisc_ops pfifo_qdisc_ops, bfifo_qdisc_ops, prio_qdisc_ops,
 	sfq_qdisc_ops, noop_qdisc_ops, pfifo_fast_qdisc_ops, tbf_qdisc_ops;
 extern const struct qdisc_ops htb_qdisc_ops;
 
+/* ---- kernel-check (kernel/kcheck.h): what the kernel must be sent to hold
+ * exactly the parameters tcsim holds, and the limits it raises ---- */
+
+/* An htb class as the netlink request that creates it: tc_htb_opt (rate,
+ * ceil with their mpu, overhead and linklayer; buffer and cbuffer in ticks;
+ * quantum and prio as the class holds them, which the kernel keeps as sent)
+ * and the 64-bit rates (TCA_HTB_RATE64/CEIL64, sent when >= 2^32). */
+struct htb_kc_class {
+	uint32_t classid, parent; /* parent: the class above, or the qdisc's handle */
+	int depth;		  /* 0 right under the qdisc: shallower ones are created first */
+	struct tc_htb_opt opt;
+	uint64_t rate64, ceil64;
+};
+/* htb's TCA_HTB_INIT (version 3, r2q, default) and its direct_qlen. */
+void htb_kc_glob(const struct qdisc *sch, struct tc_htb_glob *g, uint32_t *direct_qlen);
+/* 0, or -ENOENT when classid is no class of sch. */
+int htb_kc_class(const struct qdisc *sch, uint32_t classid, struct htb_kc_class *out);
+void htb_kc_set_direct_qlen(struct qdisc *sch, uint32_t direct_qlen);
+
+/* A tbf as its last tbf_change request: tc_tbf_qopt, TCA_TBF_RATE64 and
+ * PRATE64 (0: not sent), TCA_TBF_BURST and PBURST (0: not sent). */
+struct tbf_kc_req {
+	struct tc_tbf_qopt opt;
+	uint64_t rate64, prate64;
+	uint32_t burst, pburst;
+};
+void tbf_kc_get(const struct qdisc *q, struct tbf_kc_req *out);
+/* tbf_change with only the limit changed (the default bfifo's). */
+int tbf_kc_set_limit(struct qdisc *q, uint32_t limit, char *err, size_t errlen);
+
 
 /* ---- tracing helpers for the kinds (traced packets only) ---- */
 

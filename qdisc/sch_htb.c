@@ -1625,3 +1625,47 @@ const struct qdisc_ops htb_qdisc_ops = {
     .class_xstat = htb_class_xstat,
     .class_where = htb_class_where,
 };
+
+void htb_kc_glob(const struct qdisc *sch, struct tc_htb_glob *g, uint32_t *direct_qlen)
+{
+	const struct htb_sched *q = sch->priv;
+
+	memset(g, 0, sizeof(*g));
+	g->version = 3; /* HTB_VER >> 16: htb_init refuses any other */
+	g->rate2quantum = (uint32_t)q->rate2quantum;
+	g->defcls = (uint32_t)q->defcls;
+	g->direct_pkts = q->direct_pkts;
+	*direct_qlen = q->direct_qlen;
+}
+
+int htb_kc_class(const struct qdisc *sch, uint32_t classid, struct htb_kc_class *out)
+{
+	const struct htb_class *cl = htb_find(sch->priv, classid);
+
+	if (!cl)
+		return -ENOENT;
+	memset(out, 0, sizeof(*out));
+	out->classid = cl->classid;
+	out->parent = cl->parent ? cl->parent->classid : sch->handle;
+	for (const struct htb_class *p = cl->parent; p; p = p->parent)
+		out->depth++;
+	psched_ratecfg_getrate(&out->opt.rate, &cl->rate);
+	psched_ratecfg_getrate(&out->opt.ceil, &cl->ceil);
+	if (cl->rate.rate_bytes_ps > UINT32_MAX)
+		out->rate64 = cl->rate.rate_bytes_ps;
+	if (cl->ceil.rate_bytes_ps > UINT32_MAX)
+		out->ceil64 = cl->ceil.rate_bytes_ps;
+	/* buffer and cbuffer were ticks << PSCHED_SHIFT: exact back */
+	out->opt.buffer = (uint32_t)PSCHED_NS2TICKS(cl->buffer);
+	out->opt.cbuffer = (uint32_t)PSCHED_NS2TICKS(cl->cbuffer);
+	/* an explicit quantum is kept as sent: no r2q, no clamping, no warning */
+	out->opt.quantum = (uint32_t)cl->quantum;
+	out->opt.prio = cl->prio;
+	out->opt.level = (uint32_t)cl->level;
+	return 0;
+}
+
+void htb_kc_set_direct_qlen(struct qdisc *sch, uint32_t direct_qlen)
+{
+	((struct htb_sched *)sch->priv)->direct_qlen = direct_qlen;
+}

@@ -20,15 +20,12 @@ struct tbf_sched_data {
 	int64_t t_c;		 /* when they were last charged */
 	struct qdisc *qdisc;	 /* the child: 1:1 */
 	struct pkt *peeked;	 /* qdisc_peek_dequeued's stash, for a parent that peeks */
+	struct tbf_kc_req req; /* the last request applied: kernel-check sends it again */
 };
 
-/* What tc sends (q_tbf.c's netlink request): tc_tbf_qopt and the 64-bit
- * and burst attributes. */
-struct tbf_req {
-	struct tc_tbf_qopt opt;
-	uint64_t rate64, prate64; /* sent when >= 2^32 */
-	uint32_t burst, pburst;	  /* TCA_TBF_BURST, TCA_TBF_PBURST (with a peakrate) */
-};
+/* What tc sends (q_tbf.c's netlink request) is struct tbf_kc_req of qdisc.h:
+ * tc_tbf_qopt, the 64-bit rates (sent when >= 2^32) and TCA_TBF_BURST and
+ * TCA_TBF_PBURST (with a peakrate). */
 
 static const char tbf_usage[] =
     "Usage: ... tbf limit BYTES burst BYTES[/BYTES] rate KBPS [ mtu BYTES[/BYTES] ] "
@@ -73,7 +70,7 @@ static int tbf_fail(char *err, size_t errlen, const char *msg)
 /* tbf_parse_opt of iproute2 6.1's q_tbf.c: its words (some by prefix),
  * its checks and messages (several at once, joined on one line), then
  * what it computes: the limit from a latency, the ticks, the linklayer. */
-static int tbf_parse(struct tbf_req *r, int argc, char **argv, char *err, size_t errlen)
+static int tbf_parse(struct tbf_kc_req *r, int argc, char **argv, char *err, size_t errlen)
 {
 	uint32_t buffer = 0, mtu = 0, mpu = 0, latency = 0;
 	int rcell_log = -1, pcell_log = -1;
@@ -264,7 +261,7 @@ static uint64_t tbf_ns_t2l(const struct psched_ratecfg *r, uint64_t ns)
 }
 
 /* tbf_change of the kernel, from what tc sent. */
-static int tbf_apply(struct qdisc *q, const struct tbf_req *r, char *err, size_t errlen)
+static int tbf_apply(struct qdisc *q, const struct tbf_kc_req *r, char *err, size_t errlen)
 {
 	struct tbf_sched_data *td = q->priv;
 	struct psched_ratecfg rate, peak;
@@ -342,6 +339,7 @@ static int tbf_apply(struct qdisc *q, const struct tbf_req *r, char *err, size_t
 		}
 		td->qdisc->parent_q = q;
 	}
+	td->req = *r;
 	td->limit = r->opt.limit;
 	td->mtu = r->pburst ? (int64_t)mtu : (int64_t)PSCHED_TICKS2NS(r->opt.mtu);
 	td->max_size = (uint32_t)max_size;
@@ -355,7 +353,7 @@ static int tbf_apply(struct qdisc *q, const struct tbf_req *r, char *err, size_t
 
 static int tbf_change(struct qdisc *q, int argc, char **argv, char *err, size_t errlen)
 {
-	struct tbf_req r;
+	struct tbf_kc_req r;
 	int ret = tbf_parse(&r, argc, argv, err, errlen);
 
 	return ret ? ret : tbf_apply(q, &r, err, errlen);
@@ -600,3 +598,18 @@ const struct qdisc_ops tbf_qdisc_ops = {
     .leaf = tbf_leaf,
     .walk = tbf_walk,
 };
+
+void tbf_kc_get(const struct qdisc *q, struct tbf_kc_req *out)
+{
+	*out = ((const struct tbf_sched_data *)q->priv)->req;
+}
+
+/* The request tc would send for `tc qdisc change ... limit N` with every
+ * other word as before: the same rate, buckets and child. */
+int tbf_kc_set_limit(struct qdisc *q, uint32_t limit, char *err, size_t errlen)
+{
+	struct tbf_kc_req r = ((struct tbf_sched_data *)q->priv)->req;
+
+	r.opt.limit = limit;
+	return tbf_apply(q, &r, err, errlen);
+}

@@ -26,6 +26,13 @@ enum qtrace_kind {
 	QTRACE_FILTER,   /* one filter program consulted (filter) */
 	QTRACE_CLASSIFY, /* the qdisc's decision: verdict, rule, band or bucket */
 	QTRACE_ENQUEUE,  /* queued in q (q->s.qlen is already counted) */
+	/* q holds the packet at the head of a leaf but answered a dequeue with
+	 * nothing: it waits for tokens (tbf, htb). Once per wait: a later
+	 * answer with the same until is the same wait and is not reported. */
+	QTRACE_THROTTLED,
+	/* htb: the packet leaves a leaf over its rate, on the tokens of an
+	 * ancestor (reported in the dequeue, before the device takes it) */
+	QTRACE_BORROW,
 };
 /* Which rule chose the band (prio_classify) */
 enum qtrace_rule {
@@ -53,6 +60,13 @@ struct qtrace {
 	/* QTRACE_ENQUEUE (sfq) */
 	int has_bucket;
 	uint32_t bucket, slot, flow_qlen;
+	/* QTRACE_THROTTLED: the class it waits in (tbf: H:1, htb: the leaf),
+	 * the class whose tokens it waits for (htb: the leaf or the ancestor
+	 * that cannot lend; tbf: 0) and when that class may send again.
+	 * QTRACE_BORROW: the leaf, the ancestor that lent and its level. */
+	uint32_t wclass, by;
+	uint64_t until;
+	int level;
 };
 struct qdisc_tracer {
 	void (*event)(void *arg, const struct qdisc *q, const struct pkt *p,
@@ -123,6 +137,12 @@ struct qdisc_ops {
 	int (*enqueue)(struct qdisc *q, struct pkt *p);
 	struct pkt *(*dequeue)(struct qdisc *q);
 	const struct pkt *(*peek)(struct qdisc *q);
+	/* The packet a dequeue would take first if it may send, found without
+	 * changing anything (a peek may dequeue and hold, and so charge tokens
+	 * early: tracing must not). Only tracing calls it, to tell a packet
+	 * at the head of its leaf that waits for tokens. NULL: empty, or the
+	 * kind cannot tell. */
+	const struct pkt *(*head)(const struct qdisc *q);
 	void (*reset)(struct qdisc *q);   /* drops everything queued */
 	void (*destroy)(struct qdisc *q); /* frees children and private state */
 	/* The options part of `tc qdisc show`, e.g. "bands 3 priomap 1 2 ..." */

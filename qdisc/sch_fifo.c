@@ -103,6 +103,11 @@ static const struct pkt *fifo_peek(struct qdisc *q)
 	return ((struct fifo_sched_data *)q->priv)->q.head;
 }
 
+static const struct pkt *fifo_head(const struct qdisc *q)
+{
+	return ((const struct fifo_sched_data *)q->priv)->q.head;
+}
+
 static void fifo_reset(struct qdisc *q)
 {
 	struct fifo_sched_data *f = q->priv;
@@ -146,6 +151,7 @@ const struct qdisc_ops pfifo_qdisc_ops = {
 	.enqueue = pfifo_enqueue,
 	.dequeue = fifo_dequeue,
 	.peek = fifo_peek,
+	.head = fifo_head,
 	.reset = fifo_reset,
 	.dump = pfifo_dump,
 };
@@ -158,6 +164,7 @@ const struct qdisc_ops bfifo_qdisc_ops = {
 	.enqueue = bfifo_enqueue,
 	.dequeue = fifo_dequeue,
 	.peek = fifo_peek,
+	.head = fifo_head,
 	.reset = fifo_reset,
 	.dump = bfifo_dump,
 };
@@ -235,6 +242,11 @@ static const struct pkt *pfifo_fast_peek(struct qdisc *q)
 	return NULL;
 }
 
+static const struct pkt *pfifo_fast_head(const struct qdisc *q)
+{
+	return pfifo_fast_peek((struct qdisc *)q); /* reads only */
+}
+
 static void pfifo_fast_reset(struct qdisc *q)
 {
 	struct pfifo_fast_priv *f = q->priv;
@@ -265,6 +277,7 @@ const struct qdisc_ops pfifo_fast_qdisc_ops = {
 	.enqueue = pfifo_fast_enqueue,
 	.dequeue = pfifo_fast_dequeue,
 	.peek = pfifo_fast_peek,
+	.head = pfifo_fast_head,
 	.reset = pfifo_fast_reset,
 	.dump = pfifo_fast_dump,
 };

@@ -81,6 +81,10 @@ struct htb_class {
 	int64_t pq_key;			      /* when its mode changes, while not CAN_SEND */
 	uint64_t pq_seq;		      /* order of equal keys: first queued, first out */
 	int pq_index;			      /* in its level's wait queue, -1 when not there */
+	/* a leaf: the last wait reported for a traced head (QTRACE_THROTTLED),
+	 * its id and until, so htb asked again in the same wait says nothing */
+	uint64_t thr_id;
+	int64_t thr_until;
 	char where[160]; /* the tc line that last set it (lint names it) */
 };
 
@@ -754,6 +758,22 @@ static struct htb_prio *htb_drr_of(struct htb_sched *q, struct htb_class *cl, in
 	return level ? &cl->parent->clprio[prio] : &q->hlevel[0].hprio[prio];
 }
 
+/* A traced packet leaves leaf cl from a row above its own: it is over its
+ * rate, and the ancestor at that level lends (htb_charge_class counts its
+ * lends and the borrows of those below). */
+static void htb_trace_borrow(struct htb_sched *q, const struct htb_class *cl, int level,
+			     const struct pkt *p)
+{
+	struct qtrace ev = {.kind = QTRACE_BORROW, .band = -1, .level = level};
+	const struct htb_class *a = cl;
+
+	while (a->parent && a->level < level)
+		a = a->parent;
+	ev.wclass = cl->classid;
+	ev.by = a->classid;
+	qdisc_trace(q->sch, p, &ev);
+}
+
 /* htb_dequeue_tree: a packet of priority prio from the row of level */
 static struct pkt *htb_dequeue_tree(struct htb_sched *q, int prio, int level)
 {
@@ -794,10 +814,46 @@ static struct pkt *htb_dequeue_tree(struct htb_sched *q, int prio, int level)
 		cl->deficit[level] += cl->quantum;
 		htb_next_ptr(htb_drr_of(q, cl, prio, level), prio);
 	}
+	if (level && p->traced && q->sch->env->tracer)
+		htb_trace_borrow(q, cl, level, p);
 	if (!cl->q->s.qlen)
 		htb_deactivate(q, cl);
 	htb_charge_class(q, cl, level, p->len);
 	return p;
+}
+
+/* htb answers nothing now: each leaf whose head is traced and that may
+ * not send says so, with the class that holds it back (the leaf over its
+ * ceil, or the first ancestor that cannot lend: a leaf over its rate asks
+ * its parent, and so on up) and when that class changes mode. A leaf that
+ * may send waits on its own qdisc (a tbf), which says so itself. Only
+ * while someone follows packets: a walk of every class. */
+static void htb_trace_throttled(struct htb_sched *q)
+{
+	for (unsigned int i = 0; i < q->hashsize; i++)
+		for (struct htb_class *cl = q->hash[i]; cl; cl = cl->hnext) {
+			const struct htb_class *by = cl;
+			struct qtrace ev = {.kind = QTRACE_THROTTLED, .band = -1};
+			const struct pkt *head;
+
+			if (cl->level || !cl->q->s.qlen || !cl->q->ops->head)
+				continue;
+			head = cl->q->ops->head(cl->q);
+			if (!head || !head->traced)
+				continue;
+			while (by->cmode == HTB_MAY_BORROW && by->parent)
+				by = by->parent;
+			if (by->cmode == HTB_CAN_SEND)
+				continue;
+			if (head->id == cl->thr_id && by->pq_key == cl->thr_until)
+				continue;
+			cl->thr_id = head->id;
+			cl->thr_until = by->pq_key;
+			ev.wclass = cl->classid;
+			ev.by = by->classid;
+			ev.until = (uint64_t)by->pq_key;
+			qdisc_trace(q->sch, head, &ev);
+		}
 }
 
 static struct pkt *htb_dequeue_inner(struct qdisc *sch)
@@ -838,6 +894,8 @@ static struct pkt *htb_dequeue_inner(struct qdisc *sch)
 	}
 	/* packets, but none may go now: ask again at the next event */
 	qdisc_watchdog_schedule_ns(sch, (uint64_t)next_event);
+	if (sch->env->tracer)
+		htb_trace_throttled(q);
 	return NULL;
 ok:
 	qdisc_dequeued(sch, p);
@@ -874,6 +932,12 @@ static const struct pkt *htb_peek(struct qdisc *sch)
 		}
 	}
 	return q->peeked;
+}
+
+/* The packet htb_peek holds; htb cannot tell its next otherwise. */
+static const struct pkt *htb_head(const struct qdisc *sch)
+{
+	return ((const struct htb_sched *)sch->priv)->peeked;
 }
 
 /* ---- the qdisc ---- */
@@ -1608,6 +1672,7 @@ const struct qdisc_ops htb_qdisc_ops = {
     .enqueue = htb_enqueue,
     .dequeue = htb_dequeue,
     .peek = htb_peek,
+    .head = htb_head,
     .reset = htb_reset,
     .destroy = htb_destroy,
     .dump = htb_dump,

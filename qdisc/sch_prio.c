@@ -301,6 +301,21 @@ static const struct pkt *prio_peek(struct qdisc *q)
 	return NULL;
 }
 
+/* The first band holding packets gives the head (a band that has packets
+ * but nothing now, a tbf, is not looked past: prio_head is for tracing). */
+static const struct pkt *prio_head(const struct qdisc *q)
+{
+	const struct prio_sched_data *pd = q->priv;
+
+	for (int i = 0; i < pd->bands; i++) {
+		const struct qdisc *c = pd->queues[i];
+
+		if (c->s.qlen)
+			return c->ops->head ? c->ops->head(c) : NULL;
+	}
+	return NULL;
+}
+
 static void prio_reset(struct qdisc *q)
 {
 	struct prio_sched_data *pd = q->priv;
@@ -413,6 +428,7 @@ const struct qdisc_ops prio_qdisc_ops = {
 	.enqueue = prio_enqueue,
 	.dequeue = prio_dequeue,
 	.peek = prio_peek,
+	.head = prio_head,
 	.reset = prio_reset,
 	.destroy = prio_destroy,
 	.dump = prio_dump,

@@ -837,6 +837,37 @@ static struct pkt *sfq_dequeue(struct qdisc *q)
 	return p;
 }
 
+/* The packet sfq_dequeue_slot would give, worked out on copies of the
+ * credits: each pass round the ring tops up the slots it finds without
+ * credit, so the first slot to reach a positive credit, in pass order and
+ * then ring order, is served. For tracing only; NULL past a few passes. */
+static const struct pkt *sfq_head_of(const struct qdisc *q)
+{
+	const struct sfq_sched_data *sd = q->priv;
+
+	if (sd->peeked)
+		return sd->peeked;
+	if (sd->tail == SFQ_EMPTY_SLOT)
+		return NULL;
+	for (int pass = 0; pass < 8; pass++) {
+		uint16_t a = sd->tail;
+
+		do {
+			const struct sfq_slot *slot;
+			int32_t v;
+
+			a = sd->slots[a].next;
+			slot = &sd->slots[a];
+			v = slot->allot;
+			for (int k = 0; k < pass && v <= 0; k++)
+				v = sfq_store_allot(sd, (int64_t)v + sd->quantum_credit);
+			if (v > 0)
+				return slot->pkts.head;
+		} while (a != sd->tail);
+	}
+	return NULL;
+}
+
 /* qdisc_peek_dequeued: sfq cannot look ahead without serving, so the
  * packet is dequeued (bstats counted) and held; it still counts in qlen
  * (and, in current kernels, in the backlog). */
@@ -1197,6 +1228,7 @@ const struct qdisc_ops sfq_qdisc_ops = {
     .enqueue = sfq_enqueue,
     .dequeue = sfq_dequeue,
     .peek = sfq_peek,
+    .head = sfq_head_of,
     .reset = sfq_reset,
     .destroy = sfq_destroy,
     .dump = sfq_dump,

@@ -21,6 +21,9 @@ struct tbf_sched_data {
 	struct qdisc *qdisc;	 /* the child: 1:1 */
 	struct pkt *peeked;	 /* qdisc_peek_dequeued's stash, for a parent that peeks */
 	struct tbf_kc_req req; /* the last request applied: kernel-check sends it again */
+	/* the last wait reported for a traced packet (QTRACE_THROTTLED): its
+	 * id and until, so a dequeue asked again in the same wait says nothing */
+	uint64_t thr_id, thr_until;
 };
 
 /* What tc sends (q_tbf.c's netlink request) is struct tbf_kc_req of qdisc.h:
@@ -394,6 +397,19 @@ static int tbf_peak_present(const struct tbf_sched_data *td)
 	return td->peak.rate_bytes_ps != 0;
 }
 
+/* A traced head that must wait: tbf has one class, H:1, whose child holds
+ * it, and its buckets are the qdisc's own (no by). */
+static void tbf_trace_throttled(struct qdisc *q, const struct pkt *head, uint64_t until)
+{
+	struct tbf_sched_data *td = q->priv;
+	struct qtrace ev = {.kind = QTRACE_THROTTLED, .band = -1, .until = until};
+
+	ev.wclass = TC_H_MAKE(q->handle, 1);
+	td->thr_id = head->id;
+	td->thr_until = until;
+	qdisc_trace(q, head, &ev);
+}
+
 /* tbf_dequeue: the child's head leaves when both buckets, refilled for the
  * time since t_c and capped at their depths, hold its time; else the
  * watchdog is armed for when the emptier one will. */
@@ -403,6 +419,7 @@ static struct pkt *tbf_dequeue_tokens(struct qdisc *q)
 	const struct pkt *head = td->qdisc->ops->peek(td->qdisc);
 	struct pkt *p;
 	int64_t now, toks, ptoks = 0;
+	uint64_t until;
 
 	if (!head)
 		return NULL;
@@ -428,8 +445,11 @@ static struct pkt *tbf_dequeue_tokens(struct qdisc *q)
 		qdisc_dequeued(q, p);
 		return p;
 	}
-	qdisc_watchdog_schedule_ns(q, (uint64_t)(now + (-toks > -ptoks ? -toks : -ptoks)));
+	until = (uint64_t)(now + (-toks > -ptoks ? -toks : -ptoks));
+	qdisc_watchdog_schedule_ns(q, until);
 	q->s.overlimits++;
+	if (head->traced && q->env->tracer && (head->id != td->thr_id || until != td->thr_until))
+		tbf_trace_throttled(q, head, until);
 	return NULL;
 }
 
@@ -461,6 +481,16 @@ static const struct pkt *tbf_peek(struct qdisc *q)
 		}
 	}
 	return td->peeked;
+}
+
+/* The packet it holds from a peek, else its child's head. */
+static const struct pkt *tbf_head(const struct qdisc *q)
+{
+	const struct tbf_sched_data *td = q->priv;
+
+	if (td->peeked)
+		return td->peeked;
+	return td->qdisc && td->qdisc->ops->head ? td->qdisc->ops->head(td->qdisc) : NULL;
 }
 
 static void tbf_reset(struct qdisc *q)
@@ -591,6 +621,7 @@ const struct qdisc_ops tbf_qdisc_ops = {
     .enqueue = tbf_enqueue,
     .dequeue = tbf_dequeue,
     .peek = tbf_peek,
+    .head = tbf_head,
     .reset = tbf_reset,
     .destroy = tbf_destroy,
     .dump = tbf_dump,

@@ -72,6 +72,18 @@ struct explain {
 	uint64_t drop_by, drop_t;
 	/* dequeue */
 	uint32_t deq_qhandle, deq_left;
+	/* waits for tokens (THROTTLED), the first few kept for the story */
+	struct xthrottle {
+		uint64_t t, until;
+		uint32_t qhandle, wclass, by;
+		const char *kind;
+	} thr[8];
+	size_t nthr;
+	uint64_t thr_ns; /* time waiting for tokens, all waits */
+	uint64_t thr_t, thr_until; /* the wait going on */
+	/* BORROW */
+	int borrowed, borrow_level;
+	uint32_t borrow_class, borrow_from;
 	/* the others */
 	struct xother *others;
 	size_t nothers, cap;
@@ -147,6 +159,17 @@ static int x_select(void *arg, const struct sim_event *e)
 	const struct explain *x = arg;
 
 	return e->source == x->o->source && e->seq == x->o->seq;
+}
+
+/* The wait for tokens going on ends at t (a new wait, or the dequeue): it
+ * counts up to its until; past that the packet waited for the wire or for
+ * other classes, as if behind other packets. */
+static void x_thr_close(struct explain *x, uint64_t t)
+{
+	if (!x->thr_until)
+		return;
+	x->thr_ns += (t < x->thr_until ? t : x->thr_until) - x->thr_t;
+	x->thr_until = 0;
 }
 
 static void x_sink(void *arg, const struct sim_event *e)
@@ -252,8 +275,27 @@ static void x_sink(void *arg, const struct sim_event *e)
 		x->drop_by = e->by;
 		x->leaf = e->p->leaf_classid;
 		break;
+	case SIM_EV_THROTTLED:
+		/* a new wait ends the one before: only the part of it that
+		 * came before this report counts */
+		x_thr_close(x, e->t);
+		x->thr_t = e->t;
+		x->thr_until = e->qt->until;
+		if (x->nthr < sizeof(x->thr) / sizeof(x->thr[0]))
+			x->thr[x->nthr] = (struct xthrottle){
+			    .t = e->t, .until = e->qt->until, .qhandle = e->q->handle,
+			    .wclass = e->qt->wclass, .by = e->qt->by, .kind = e->q->ops->id};
+		x->nthr++;
+		break;
+	case SIM_EV_BORROW:
+		x->borrowed = 1;
+		x->borrow_class = e->qt->wclass;
+		x->borrow_from = e->qt->by;
+		x->borrow_level = e->qt->level;
+		break;
 	case SIM_EV_DEQUEUE:
 		x->t_dequeue = e->t;
+		x_thr_close(x, e->t);
 		x->dur = e->dur;
 		x->wire = e->wire;
 		x->leaf = e->p->leaf_classid;
@@ -570,6 +612,40 @@ static void x_waited(FILE *out, struct explain *x)
 		}
 }
 
+/* The queue delay split: the waits for tokens (throttled reports, each up
+ * to its until or the next report), and the rest, behind other packets:
+ * its own queue, the wire, other classes. Said only of a packet that
+ * waited for tokens, so the stories of prio and sfq read as before. */
+static void x_tokens(FILE *out, const struct explain *x)
+{
+	uint64_t waited = x->t_dequeue - x->t_arrive;
+	char b[64], c[64], h[16], w[32], by[32];
+
+	if (!x->nthr)
+		return;
+	fmt_dur(b, sizeof(b), x->thr_ns);
+	fmt_dur(c, sizeof(c), waited - x->thr_ns);
+	fprintf(out, "  of that, %s waiting for tokens and %s behind other packets\n", b, c);
+	for (size_t i = 0; i < x->nthr && i < sizeof(x->thr) / sizeof(x->thr[0]); i++) {
+		const struct xthrottle *t = &x->thr[i];
+
+		fmt_time(b, sizeof(b), t->t);
+		fmt_time(c, sizeof(c), t->until);
+		fmt_handle(h, sizeof(h), t->qhandle);
+		fmt_class(w, sizeof(w), t->wclass);
+		fmt_class(by, sizeof(by), t->by);
+		fprintf(out, "    at %s, first in class %s, it was throttled by %s (%s): ", b, w, h, t->kind);
+		if (!t->by)
+			fprintf(out, "too few tokens until %s\n", c);
+		else if (t->by == t->wclass)
+			fprintf(out, "%s itself had no tokens it may use (over its ceil) until %s\n", by, c);
+		else
+			fprintf(out, "%s was over its rate and %s could not lend until %s\n", w, by, c);
+	}
+	if (x->nthr > sizeof(x->thr) / sizeof(x->thr[0]))
+		fprintf(out, "    and %zu more waits\n", x->nthr - sizeof(x->thr) / sizeof(x->thr[0]));
+}
+
 static void x_report(FILE *out, struct explain *x, const struct sim *s)
 {
 	const struct explain_opts *o = x->o;
@@ -662,12 +738,21 @@ static void x_report(FILE *out, struct explain *x, const struct sim *s)
 		return;
 	}
 	x_waited(out, x);
+	x_tokens(out, x);
 	fputs("transmission\n", out);
 	fmt_time(b, sizeof(b), x->t_dequeue);
 	fmt_class(c, sizeof(c), x->leaf);
 	fmt_handle(h, sizeof(h), x->deq_qhandle);
 	fprintf(out, "  dequeued at %s from %s (class %s); %u %s left in the root\n", b, h, c,
 		x->deq_left, plural(x->deq_left, "packet", "packets"));
+	if (x->borrowed) {
+		char from[32];
+
+		fmt_class(c, sizeof(c), x->borrow_class);
+		fmt_class(from, sizeof(from), x->borrow_from);
+		fprintf(out, "  borrowed: class %s was over its own rate, and %s (htb level %d) lent it the bandwidth\n",
+			c, from, x->borrow_level);
+	}
 	fmt_dur(b, sizeof(b), x->dur);
 	fmt_rate(c, sizeof(c), x->dev->rate_bps);
 	fprintf(out, "  on the wire for %s (%u bytes at %s)\n", b, x->wire, c);

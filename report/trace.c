@@ -391,6 +391,22 @@ static void text_sink(void *arg, const struct sim_event *e)
 			e->source + 1, (unsigned long long)e->seq, (unsigned long long)e->dur, e->wire,
 			(unsigned long long)(e->t + e->dur));
 		break;
+	case SIM_EV_THROTTLED:
+		fmt_handle(a, sizeof(a), e->q->handle);
+		fmt_class(b, sizeof(b), e->qt->wclass);
+		fprintf(o, "throttled qdisc=%s kind=%s class=%s until=%llu", a, qdisc_kind(e->q), b,
+			(unsigned long long)e->qt->until);
+		if (e->qt->by) {
+			fmt_class(b, sizeof(b), e->qt->by);
+			fprintf(o, " by=%s", b);
+		}
+		fputc('\n', o);
+		break;
+	case SIM_EV_BORROW:
+		fmt_class(a, sizeof(a), e->qt->wclass);
+		fmt_class(b, sizeof(b), e->qt->by);
+		fprintf(o, "borrow class=%s from=%s level=%d\n", a, b, e->qt->level);
+		break;
 	case SIM_EV_TX_END:
 		fprintf(o, "tx_end queue_delay=%llu total_delay=%llu depart=%llu\n",
 			(unsigned long long)(e->p->t_dequeue - e->p->t_arrive),

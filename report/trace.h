@@ -58,6 +58,18 @@
  *             leaf holding (or refusing) it; at=queued: dropped after it
  *             was queued, by=#id: to make room for that arriving packet.
  *             Nothing follows.
+ *   throttled qdisc=H kind=K class=C until=T [by=B]
+ *             (tbf, htb) first in its leaf, it waits for tokens: shaper H
+ *             answered the device with nothing. C: the class it waits in
+ *             (tbf: H:1; htb: the leaf); T: when the class short of tokens
+ *             may send again; htb's B: that class, the leaf itself (over
+ *             its ceil) or the first ancestor that cannot lend. Once per
+ *             wait: asked again before T with the same T says nothing; a
+ *             new T (a new wait) is a new line. Zero or more, before dequeue.
+ *   borrow    class=C from=A level=N
+ *             (htb) leaf C, over its rate, is sent on the tokens of its
+ *             ancestor A, at htb level N (7 for a class at the top, as
+ *             the kernel numbers them). Just before its dequeue.
  *   dequeue   class=C qdisc=H waited=NS left=Q
  *             taken by the idle device from class C (leaf H) after NS ns
  *             in the queue; Q packets stay in the root qdisc.

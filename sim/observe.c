@@ -133,6 +133,17 @@ void sim_obs_done(struct dev *d, const struct pkt *p)
 			o->done(o->arg, d, p);
 }
 
+static enum sim_ev_kind qtrace_event_kind(enum qtrace_kind k)
+{
+	switch (k) {
+	case QTRACE_FILTER: return SIM_EV_FILTER;
+	case QTRACE_CLASSIFY: return SIM_EV_CLASSIFY;
+	case QTRACE_THROTTLED: return SIM_EV_THROTTLED;
+	case QTRACE_BORROW: return SIM_EV_BORROW;
+	default: return SIM_EV_ENQUEUE;
+	}
+}
+
 /* What the qdiscs report of followed packets (env->tracer). */
 static void qdisc_event(void *arg, const struct qdisc *q, const struct pkt *p,
 			const struct qtrace *ev)
@@ -141,10 +152,7 @@ static void qdisc_event(void *arg, const struct qdisc *q, const struct pkt *p,
 	struct sim_event e;
 
 	(void)arg;
-	ev_init(&e, ev->kind == QTRACE_FILTER	  ? SIM_EV_FILTER
-		    : ev->kind == QTRACE_CLASSIFY ? SIM_EV_CLASSIFY
-						  : SIM_EV_ENQUEUE,
-		d, p);
+	ev_init(&e, qtrace_event_kind(ev->kind), d, p);
 	e.q = q;
 	e.qt = ev;
 	emit(d->sim, &e, p->traced);

@@ -19,6 +19,10 @@
  *   ENQUEUE   queued in a leaf [q, qt]                     (qdisc tracer)
  *   DROP      dropped, at its arrival or later [q = the leaf, at_arrival,
  *             by = the arriving packet that pushed it out, or 0]
+ *   THROTTLED at the head of its leaf, it waits for tokens: its qdisc
+ *             answered a dequeue with nothing [q = the shaper, qt]
+ *             (qdisc tracer; once per wait, possibly several times)
+ *   BORROW    htb takes it on an ancestor's tokens [q, qt] (qdisc tracer)
  *   DEQUEUE   taken by the idle device [q = the leaf, dur, wire]
  *   TX_END    its transmission ended; t_depart is set
  */
@@ -44,6 +48,8 @@ enum sim_ev_kind {
 	SIM_EV_DROP,
 	SIM_EV_DEQUEUE,
 	SIM_EV_TX_END,
+	SIM_EV_THROTTLED,
+	SIM_EV_BORROW,
 };
 
 /* One event of a followed packet. */
@@ -55,9 +61,10 @@ struct sim_event {
 	uint64_t id;             /* 0 for SIM_EV_REJECT */
 	int source;              /* 0-based */
 	uint64_t seq;
-	const struct qdisc *q;   /* FILTER, CLASSIFY, ENQUEUE: the reporting qdisc;
+	const struct qdisc *q;   /* FILTER, CLASSIFY, ENQUEUE, THROTTLED, BORROW:
+				    the reporting qdisc;
 				    DROP, DEQUEUE: the leaf */
-	const struct qtrace *qt; /* FILTER, CLASSIFY, ENQUEUE */
+	const struct qtrace *qt; /* FILTER, CLASSIFY, ENQUEUE, THROTTLED, BORROW */
 	const uint8_t *frame;    /* ARRIVE, REJECT: as captured */
 	uint32_t caplen, len;
 	const char *why;         /* REJECT */

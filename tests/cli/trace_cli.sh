@@ -12,6 +12,11 @@
 #     a capture number out of range, a bad --trace-filter (libpcap's
 #     message), an unwritable --trace file: exit non-zero, one line on
 #     stderr, nothing on stdout, no file left behind.
+#  5. shapers, on hand-built workloads whose times the .lua files derive:
+#     tbf (burst, then one packet per 8 ms) and a two-leaf htb whose busy
+#     leaf borrows every other packet; the throttled and borrow lines and
+#     the dequeue times asserted to the ns, and an explain golden of one
+#     throttled, lent packet.
 . tests/support/cli.sh
 D=tests/data/trace
 SSH=scenarios/captures/ssh_interactive.pcap
@@ -79,5 +84,26 @@ expect_err "unwritable trace" "^tcsim: --trace $T_TMP/none/t.trace: No such file
 expect_err "failed run leaves no trace" "^tcsim: --packet 1:5000: capture 1" \
 	$TCSIM explain --tc scenarios/ssh_http.tc --trace "$T_TMP/tdir/t.trace" --packet 5000 $SSH
 if [ -z "$(ls -A "$T_TMP/tdir")" ]; then ok; else bad "files left behind: $(ls "$T_TMP/tdir")"; fi
+
+# 5. shapers: a packet waiting for tokens says so (throttled), one that
+#    borrows names its lender; times computed by hand in the .lua files
+for s in tbf_six htb_borrow; do
+	$TCSIM $D/$s.lua >"$T_TMP/$s.trace" 2>"$T_TMP/err" || bad "$s: $(cat "$T_TMP/err")"
+	if cmp -s $D/$s.trace "$T_TMP/$s.trace"; then ok; else
+		bad "$s trace golden differs"; diff $D/$s.trace "$T_TMP/$s.trace" | head -20
+	fi
+done
+# dequeue times, throttled waits and borrows, as the comments derive them
+hand() { # NAME EVENT EXPECTED
+	got=$(awk -v ev="$2" '$5 == ev { printf "%s%s %s", sep, $3, $1; sep = ","; if (ev != "dequeue") printf " %s", $NF; }' "$T_TMP/$1.trace")
+	[ "$got" = "$3" ] && ok || bad "$1: $2 at $got, by hand $3"
+}
+hand tbf_six dequeue "#1 0,#2 8000,#3 16000,#4 8000000,#5 16000000,#6 24000000"
+hand tbf_six throttled "#4 24000 until=8000000,#5 8008000 until=16000000,#6 16008000 until=24000000"
+hand htb_borrow dequeue "#1 0,#2 8000,#3 4000000,#4 8000000,#5 12000000,#6 16000000"
+hand htb_borrow throttled "#3 16000 by=1:10,#4 4008000 by=1:10,#5 8008000 by=1:10,#6 12008000 by=1:10"
+hand htb_borrow borrow "#3 4000000 level=7,#5 12000000 level=7"
+expect_file "explain golden (htb, throttled and lent)" $D/explain_htb_3.txt \
+	$TCSIM explain $D/htb_borrow.lua --packet 3
 
 finish

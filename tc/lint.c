@@ -44,6 +44,7 @@
 #include <strings.h>
 
 #include "lint.h"
+#include "lint_int.h"
 #include "sim.h"
 #include "tc.h"
 
@@ -58,7 +59,7 @@ int lint_prio_band(uint32_t classid, int bands)
 
 /* ---- rates ---- */
 
-static void fmt_bits(char *buf, size_t n, uint64_t bps)
+void lint_fmt_bits(char *buf, size_t n, uint64_t bps)
 {
 	static const struct {
 		double div;
@@ -89,7 +90,7 @@ int lint_rate_word(const char *word, char *msg, size_t n)
 	for (size_t i = num; i < len - 3; i++)
 		meant[i] = (char)(word[i] >= 'A' && word[i] <= 'Z' ? word[i] - 'A' + 'a' : word[i]);
 	snprintf(meant + (len - 3), sizeof(meant) - (len - 3), "bit");
-	fmt_bits(rate, sizeof(rate), bps);
+	lint_fmt_bits(rate, sizeof(rate), bps);
 	snprintf(msg, n,
 		 "%s is %s (tc reads \"bps\" as bytes per second); write %s if you meant bits",
 		 word, rate, meant);
@@ -97,20 +98,6 @@ int lint_rate_word(const char *word, char *msg, size_t n)
 }
 
 /* ---- warnings ---- */
-
-struct warning {
-	char *file;
-	long line;
-	size_t seq;
-	char *text;
-};
-
-struct lint {
-	struct warning *w;
-	size_t n, cap;
-	int oom;
-	const char *dev; /* the device being linted */
-};
 
 /* "file:line" -> file and line (-1 when there is no line). */
 static long where_line(const char *where, char *file, size_t n)
@@ -145,7 +132,7 @@ static const char *at_line(char *buf, size_t n, const char *where)
 	return buf;
 }
 
-static void warn(struct lint *l, const char *where, const char *fmt, ...)
+void lint_warn(struct lint *l, const char *where, const char *fmt, ...)
 {
 	char file[512], place[64], *body = NULL, *text = NULL;
 	va_list ap;
@@ -293,7 +280,7 @@ struct entry {
 };
 
 /* major:minor, both always (tc would print 4:0 as "4:") */
-static void name_classid(char *buf, size_t n, uint32_t classid)
+void lint_name_classid(char *buf, size_t n, uint32_t classid)
 {
 	snprintf(buf, n, "%x:%x", classid >> 16, TC_H_MIN(classid));
 }
@@ -314,7 +301,7 @@ static void check_returns(struct lint *l, const struct qinfo *qi, const struct e
 			continue;
 		if (v == 262144)
 			tcpdump = 1;
-		name_classid(id, sizeof(id), v);
+		lint_name_classid(id, sizeof(id), v);
 		if (nbad < 4)
 			snprintf(list + len, sizeof(list) - len, "%s%u = classid %s",
 				 nbad ? " or " : "", v, id);
@@ -328,18 +315,18 @@ static void check_returns(struct lint *l, const struct qinfo *qi, const struct e
 	classes(qi, cls, sizeof(cls));
 	fallback(qi, fb, sizeof(fb));
 	if (e->info.has_classid && !lint_rets_has(&e->rets, 0xffffffffu) && !e->rets.computed) {
-		name_classid(id, sizeof(id), e->info.classid);
+		lint_name_classid(id, sizeof(id), e->info.classid);
 		snprintf(flowid, sizeof(flowid), ", and its flowid %s is never used", id);
 	}
 	if (nbad)
-		warn(l, where,
+		lint_warn(l, where,
 		     "%s returns %s on a match, which names no %s of %s (%s), so %s%s; "
 		     "make the program return -1 to use the flowid, or a classid of %s itself%s",
 		     e->label, list, qi->is_prio ? "band" : "flow", qi->name, cls, fb, flowid,
 		     cls,
 		     hint);
 	if (e->rets.computed)
-		warn(l, where,
+		lint_warn(l, where,
 		     "%s returns a computed value (instruction %u), which cls_bpf takes as "
 		     "a classid: whenever it names no %s of %s (%s), %s; "
 		     "return constants: 0 for no match, -1 for the flowid, or a classid of %s",
@@ -351,8 +338,8 @@ static void check_returns(struct lint *l, const struct qinfo *qi, const struct e
 
 		if (v == 0 || v == 0xffffffffu || !minor_ok(qi, v) || major_ok(qi, v))
 			continue;
-		name_classid(id, sizeof(id), v);
-		warn(l, where,
+		lint_name_classid(id, sizeof(id), v);
+		lint_warn(l, where,
 		     "%s returns %u = classid %s, which is no class of %s (%s reads only the "
 		     "minor: class %x:%x); return %u (%x:%x) so the classid names the class it means",
 		     e->label, v, id, qi->name, qi->q->ops->id, maj, TC_H_MIN(v),
@@ -372,19 +359,19 @@ static void check_flowid(struct lint *l, const struct qinfo *qi, const struct en
 		return;
 	classes(qi, cls, sizeof(cls));
 	fallback(qi, fb, sizeof(fb));
-	name_classid(id, sizeof(id), c);
+	lint_name_classid(id, sizeof(id), c);
 	if (!e->info.has_classid)
-		warn(l, where,
+		lint_warn(l, where,
 		     "%s returns -1 (use the flowid) but has no flowid, so its classid is "
 		     "0 and %s; add a flowid naming the class you mean (%s)",
 		     e->label, fb, cls);
 	else if (!minor_ok(qi, c))
-		warn(l, where,
+		lint_warn(l, where,
 		     "%s has flowid %s, which names no %s of %s (%s), so %s; use a "
 		     "flowid of %s",
 		     e->label, id, qi->is_prio ? "band" : "flow", qi->name, cls, fb, cls);
 	else if (!major_ok(qi, c))
-		warn(l, where,
+		lint_warn(l, where,
 		     "%s has flowid %s, which is no class of %s (%s reads only the minor: "
 		     "class %x:%x); write flowid %x:%x",
 		     e->label, id, qi->name, qi->q->ops->id, maj, TC_H_MIN(c), maj, TC_H_MIN(c));
@@ -400,12 +387,12 @@ static void check_other_kernel(struct lint *l, const struct qinfo *qi, const str
 	char msg[BPF_ERRLEN];
 
 	if (bpf_check(e->info.insns, e->info.len, other, msg, sizeof(msg)))
-		warn(l, where,
+		lint_warn(l, where,
 		     "%s would be rejected by %s (%s); change the program if the policy "
 		     "must also load there (tcsim bpf check%s shows why)",
 		     e->label, who, msg, opt);
 	if (other == BPF_KERNEL_3_13 && !e->info.has_classid)
-		warn(l, where,
+		lint_warn(l, where,
 		     "%s has no flowid, which Linux 3.13's cls_bpf requires; add a "
 		     "flowid if the policy must also load on Linux 3.13",
 		     e->label);
@@ -441,7 +428,7 @@ static void check_auto_prefs(struct lint *l, const struct qinfo *qi)
 	}
 	if (n < 2)
 		return;
-	warn(l, first,
+	lint_warn(l, first,
 	     "%d filters on %s of %s have no pref, so the kernel numbers them 49152, 49151, "
 	     "... and tries the newest first: %s; give each filter an explicit pref in the order "
 	     "you want them tried",
@@ -510,13 +497,13 @@ static void lint_chain(struct lint *l, const struct qdisc *q)
 				protocol_name(proto, sizeof(proto) - 8, shadow->tp->protocol);
 				strcat(proto, " packet");
 			}
-			warn(l, where,
+			lint_warn(l, where,
 			     "%s can never match: %s (%s), tried before it, matches every "
 			     "%s; give the catch-all the highest pref so it runs last, or delete it",
 			     x->label, shadow->label, at_line(ln, sizeof(ln), shadow->info.where),
 			     proto);
 		} else if (!x->rets.computed && x->rets.n == 1 && x->rets.v[0] == 0) {
-			warn(l, where,
+			lint_warn(l, where,
 			     "%s never matches (it returns 0 on every path); fix the "
 			     "program or delete the filter (tcsim bpf run -v shows what it returns)",
 			     x->label);
@@ -532,7 +519,7 @@ static void lint_chain(struct lint *l, const struct qdisc *q)
 		for (size_t i = 0; i < n && !all; i++)
 			all = lint_rets_catch_all(&e[i].rets) && e[i].tp->protocol == ETH_P_ALL;
 		if (!all)
-			warn(l, e[n - 1].info.where,
+			lint_warn(l, e[n - 1].info.where,
 			     "%s has filters, so it drops every packet that none of them matches "
 			     "(it no longer hashes flows itself); end the chain with a catch-all "
 			     "filter, or remove the filters",
@@ -591,228 +578,13 @@ static void check_bands(struct lint *l, const struct qdisc *q)
 		}
 	if (!nmiss)
 		return;
-	warn(l, q->where[0] ? q->where : NULL,
+	lint_warn(l, q->where[0] ? q->where : NULL,
 	     "%s %s of %s on %s %s named by no priomap entry and no filter, so %s no "
 	     "packet (only a socket priority naming %s would); add a filter with that flowid, "
 	     "map a priority to it, or use fewer bands",
 	     nmiss == 1 ? "class" : "classes", list, qi.name, l->dev ? l->dev : "the device",
 	     nmiss == 1 ? "is" : "are", nmiss == 1 ? "it receives" : "they receive",
 	     nmiss == 1 ? "it" : "one");
-}
-
-/* ---- htb (checks 8 to 12) ---- */
-
-/* One class of an htb, as lint reads it (walk and class_xstat). */
-struct hclass {
-	uint32_t classid, parent;
-	const char *where;
-	int64_t level, rate, ceil, quantum; /* rates in bit/s */
-};
-
-struct hwalk {
-	const struct qdisc *q;
-	struct hclass *c;
-	int n, cap, oom;
-};
-
-static int64_t hxstat(const struct qdisc *q, const struct qdisc_class *c, const char *want)
-{
-	const char *name;
-	int64_t v;
-
-	for (int i = 0; !q->ops->class_xstat(q, c, i, &name, &v); i++)
-		if (!strcmp(name, want))
-			return v;
-	return 0;
-}
-
-static void hwalk_add(void *arg, const struct qdisc_class *c)
-{
-	struct hwalk *w = arg;
-	struct hclass *h;
-
-	if (w->oom)
-		return;
-	if (w->n == w->cap) {
-		int cap = w->cap ? w->cap * 2 : 16;
-		struct hclass *nc = realloc(w->c, (size_t)cap * sizeof(*nc));
-
-		if (!nc) {
-			w->oom = 1;
-			return;
-		}
-		w->c = nc;
-		w->cap = cap;
-	}
-	h = &w->c[w->n++];
-	*h = (struct hclass){.classid = c->classid,
-			     .parent = c->parent,
-			     .where = c->where && c->where[0] ? c->where : NULL,
-			     .level = hxstat(w->q, c, "level"),
-			     .rate = hxstat(w->q, c, "rate_bps"),
-			     .ceil = hxstat(w->q, c, "ceil_bps"),
-			     .quantum = hxstat(w->q, c, "quantum")};
-}
-
-static const struct hclass *hfind(const struct hwalk *w, uint32_t classid)
-{
-	for (int i = 0; i < w->n; i++)
-		if (w->c[i].classid == classid)
-			return &w->c[i];
-	return NULL;
-}
-
-static const char *where_or(const char *where, const struct qdisc *q)
-{
-	return where ? where : q->where[0] ? q->where : NULL;
-}
-
-/* Check 12: a classid a filter of this chain can give that names an inner
- * class with no filters of its own: htb_classify goes on with that class's
- * filters, finds none, and the default class (or the direct queue) takes
- * the packet. (An inner class with filters is htb's own way of classifying
- * in steps: not warned.) */
-static void check_htb_chain(struct lint *l, struct qdisc *q, const struct hwalk *w,
-			    const struct tcf_chain *chain, const char *deflt)
-{
-	for (const struct tcf_proto *tp = chain->head; tp; tp = tp->next) {
-		struct cls_bpf_info info;
-
-		for (size_t i = 0; !cls_bpf_prog_at(tp, i, &info); i++) {
-			struct lint_rets r;
-
-			if (lint_prog_returns(info.insns, info.len, &r)) {
-				l->oom = 1;
-				return;
-			}
-			for (int k = 0; k < r.n; k++) {
-				uint32_t id = r.v[k] == 0xffffffffu ? info.classid : r.v[k];
-				const struct hclass *h;
-				const struct tcf_chain *own;
-				char name[32];
-
-				if (!r.v[k] || (r.v[k] == 0xffffffffu && !info.has_classid))
-					continue;
-				h = hfind(w, id);
-				if (!h || !h->level)
-					continue;
-				own = q->ops->class_chain(q, id);
-				if (own && own->head)
-					continue;
-				name_classid(name, sizeof(name), id);
-				warn(l, info.where,
-				     "filter pref %u %s %s, an inner class of htb %x: with no filters of "
-				     "its own, so htb_classify ends there and %s takes the packet; name "
-				     "a leaf class instead",
-				     tp->prio >> 16, r.v[k] == 0xffffffffu ? "has flowid" : "returns classid",
-				     name, q->handle >> 16, deflt);
-				break;
-			}
-		}
-	}
-}
-
-static void check_htb(struct lint *l, struct qdisc *q)
-{
-	struct hwalk w = {.q = q};
-	char *buf = NULL, deflt[64], a[48], b[48], name[32];
-	size_t blen = 0;
-	FILE *f;
-	unsigned int defcls = 0;
-	int r2q = 10;
-
-	if (!q->ops->class_xstat || strcmp(q->ops->id, "htb"))
-		return;
-	f = open_memstream(&buf, &blen);
-	if (!f) {
-		l->oom = 1;
-		return;
-	}
-	q->ops->dump(q, f, 0);
-	fclose(f);
-	if (buf && strstr(buf, "r2q "))
-		sscanf(strstr(buf, "r2q "), "r2q %d default %x", &r2q, &defcls);
-	free(buf);
-	q->ops->walk(q, hwalk_add, &w);
-	if (w.oom) {
-		l->oom = 1;
-		free(w.c);
-		return;
-	}
-	/* Check 10: default naming no leaf (0 is "none": the direct queue, as meant) */
-	snprintf(deflt, sizeof(deflt), "the direct queue (unshaped)");
-	if (defcls) {
-		uint32_t id = TC_H_MAKE(q->handle, defcls);
-		const struct hclass *h = hfind(&w, id);
-
-		name_classid(name, sizeof(name), id);
-		if (h && !h->level)
-			snprintf(deflt, sizeof(deflt), "the default class %s", name);
-		else
-			warn(l, q->where[0] ? q->where : NULL,
-			     "htb %x: has default %x, but %s is %s, so unclassified packets go to "
-			     "the direct queue, unshaped; create leaf %s or name an existing leaf "
-			     "in default",
-			     q->handle >> 16, defcls, name, h ? "an inner class" : "no class", name);
-	}
-	for (int i = 0; i < w.n; i++) {
-		const struct hclass *h = &w.c[i];
-		int64_t sum = 0, qt = r2q > 0 ? h->rate / 8 / r2q : 0;
-		int nchild = 0;
-
-		name_classid(name, sizeof(name), h->classid);
-		/* Check 9: ceil below rate */
-		if (h->ceil < h->rate) {
-			fmt_bits(a, sizeof(a), (uint64_t)h->rate);
-			fmt_bits(b, sizeof(b), (uint64_t)h->ceil);
-			warn(l, where_or(h->where, q),
-			     "class %s has ceil %s below its rate %s, so it can never send at its "
-			     "rate; set ceil at least the rate (or leave it out: it defaults to the "
-			     "rate)",
-			     name, b, a);
-		}
-		/* Check 11: a leaf's quantum outside what the kernel finds sane */
-		if (!h->level && (h->quantum < 1000 || h->quantum > 200000))
-			warn(l, where_or(h->where, q),
-			     "class %s has quantum %lld, %s than the kernel's %s, so DRR among "
-			     "its siblings is %s; give it a quantum between 1000 and 200000",
-			     name, (long long)h->quantum, h->quantum < 1000 ? "less" : "more",
-			     h->quantum < 1000 ? "1000" : "200000",
-			     h->quantum < 1000 ? "slow (many rounds per packet)"
-					       : "coarse (long bursts per turn)");
-		else if (!h->level && ((h->quantum == 1000 && qt < 1000) ||
-				       (h->quantum == 200000 && qt > 200000)))
-			warn(l, where_or(h->where, q),
-			     "class %s's rate / r2q %d is %lld bytes, which the kernel %s to "
-			     "its quantum %lld (\"quantum of class %X is %s\"); give the class an "
-			     "explicit quantum or change the qdisc's r2q",
-			     name, r2q, (long long)qt, h->quantum == 1000 ? "raised" : "lowered",
-			     (long long)h->quantum, h->classid,
-			     h->quantum == 1000 ? "small" : "big");
-		/* Check 8: the children's guaranteed rates above the parent's */
-		for (int j = 0; j < w.n; j++)
-			if (w.c[j].parent == h->classid) {
-				sum += w.c[j].rate;
-				nchild++;
-			}
-		if (nchild && sum > h->rate) {
-			fmt_bits(a, sizeof(a), (uint64_t)sum);
-			fmt_bits(b, sizeof(b), (uint64_t)h->rate);
-			warn(l, where_or(h->where, q),
-			     "the rates of class %s's %d children sum to %s, above its own rate "
-			     "%s, so it cannot guarantee them all; lower the children's rates or "
-			     "raise %s's",
-			     name, nchild, a, b, name);
-		}
-	}
-	check_htb_chain(l, q, &w, &q->chain, deflt);
-	for (int i = 0; i < w.n; i++) {
-		const struct tcf_chain *c = q->ops->class_chain(q, w.c[i].classid);
-
-		if (c)
-			check_htb_chain(l, q, &w, c, deflt);
-	}
-	free(w.c);
 }
 
 struct walk_ctx {
@@ -836,7 +608,7 @@ static void lint_qdisc(struct lint *l, const struct qdisc *q)
 	if (!q)
 		return;
 	check_bands(l, q);
-	check_htb(l, (struct qdisc *)q); /* class_chain takes a qdisc it may change */
+	lint_check_htb(l, (struct qdisc *)q); /* class_chain takes a qdisc it may change */
 	if (q->ops->has_filters)
 		lint_chain(l, q);
 	if (q->ops->walk)

@@ -1,0 +1,35 @@
+/* lint_int.h - what lint.c shares with the checks of one kind in their own
+ * file (lint_htb.c): the warning list and the words warnings use. */
+#ifndef TCSIM_LINT_INT_H
+#define TCSIM_LINT_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qdisc.h"
+
+struct warning {
+	char *file;
+	long line;
+	size_t seq;
+	char *text;
+};
+
+struct lint {
+	struct warning *w;
+	size_t n, cap;
+	int oom;
+	const char *dev; /* the device being linted */
+};
+
+/* One warning at where ("file:line", or NULL), sorted by line at the end. */
+void lint_warn(struct lint *l, const char *where, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* A rate in tc's words ("1Mbit"), a classid as tc writes it ("1:10"). */
+void lint_fmt_bits(char *buf, size_t n, uint64_t bps);
+void lint_name_classid(char *buf, size_t n, uint32_t classid);
+
+/* Checks 8 to 12 on one htb qdisc (lint_htb.c). */
+void lint_check_htb(struct lint *l, struct qdisc *q);
+
+#endif

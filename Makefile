@@ -122,7 +122,8 @@ demo: tcsim
 check: $(BUILD)/.deps-test $(BUILD)/tcsim $(UNIT_BIN) $(TOOL_BIN) $(REPLAY_BIN)
 	@TCSIM=$(abspath $(BUILD))/tcsim BUILD=$(abspath $(BUILD)) sh tests/run_all.sh
 
-# prio and sfq against Debian's kernel booted in qemu (root; ~3 minutes):
+# prio, sfq and shaping trees with them against Debian's kernel booted in
+# qemu (root; ~5 minutes):
 # tests/qemu/prio_oracle.sh replays each recorded case live. make check
 # compares with the recorded kernel output instead (tests/cli/prio_recorded.sh).
 check-qemu: $(BUILD)/.deps-test $(BUILD)/tcsim

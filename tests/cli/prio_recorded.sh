@@ -3,7 +3,9 @@
 # recorded numbers, without qemu: for every case of tests/data/qemu/cases.txt
 # that has a NAME.expect (the `tc -s class show` Debian's 6.1 kernel printed
 # under tests/qemu/prio_oracle.sh), run tcsim on the same tc script and
-# capture and compare each `class prio 1:N`'s packets and bytes; NAME.filters
+# capture and compare each `class prio 1:N`'s packets and bytes (for a
+# "shaping" case, every qdisc's and class's packets, bytes and drops, tcsim
+# paced as the oracle's injector was); NAME.filters
 # (the kernel's `tc filter show`) must equal tcsim's line for line; a
 # "fail" case needs tcsim to refuse the script as the kernel did.
 # Cases whose capture lives in ../shared are skipped, with a message, when
@@ -26,7 +28,7 @@ while read -r name tmpl capspec prio flags; do
 	ran=$((ran + 1))
 	D=$T_TMP/$name
 	mkdir -p "$D"
-	pq_tcsim "$tmpl" "$cap" "$prio" "$D"
+	pq_tcsim "$tmpl" "$cap" "$prio" "$D" "$flags"
 	rc=$?
 	if pq_has_flag "$flags" fail; then
 		if [ $rc -eq 0 ] || [ $rc -gt 125 ]; then
@@ -40,9 +42,9 @@ while read -r name tmpl capspec prio flags; do
 		bad "$name: tcsim exited $rc: $(head -3 "$D/tcsim.err" | tr '\n' ' ')"
 		continue
 	fi
-	pq_kclasses "$PQ_DATA/$name.expect" >"$D/kernel.c"
-	pq_tclasses "$D/tcsim.json" >"$D/tcsim.c"
-	if ! res=$(pq_compare "$D/kernel.c" "$D/tcsim.c"); then
+	pq_kcounts "$flags" "$PQ_DATA/$name.expect" >"$D/kernel.c"
+	pq_tcounts "$flags" "$D" >"$D/tcsim.c"
+	if ! res=$(pq_ccompare "$flags" "$D/kernel.c" "$D/tcsim.c"); then
 		bad "$name: $res"
 		continue
 	fi

@@ -73,17 +73,25 @@ pq_run() {
 	"$@"
 }
 
-# pq_tcsim TEMPLATE CAPTURE PRIORITY DIR: runs tcsim as the oracle runs the
-# kernel: a line rate nothing queues at, VLAN tags kept in the frame as the
-# injector sends them, a fixed priority (or forward for "tos"), paced so that
-# the capture's own timestamps (years apart in joined captures) do not
-# matter. Leaves DIR/tcsim.json, .out, .err; returns tcsim's exit status.
+# pq_tcsim TEMPLATE CAPTURE PRIORITY DIR [FLAGS]: runs tcsim as the oracle runs
+# the kernel: a line rate nothing queues at (veth transmits at once), VLAN
+# tags kept in the frame as the injector sends them, a fixed priority (or
+# forward for "tos"), paced so that the capture's own timestamps (years apart
+# in joined captures) do not matter: FLAGS' pps=N is the oracle's --pps N
+# (the injector's fixed pace, which shaping cases need mirrored; else 10000,
+# and the unpaced oracle does not queue), mtu=N its --mtu N (the veth's MTU:
+# sfq's default quantum, and frames over MTU+14 are refused there).
+# Leaves DIR/tcsim.json, .out (the text report), .err; returns tcsim's exit
+# status.
 pq_tcsim() {
 	pq_tcsim_script "$1" "$4/tcsim.tc"
 	p=$3
 	[ "$p" = tos ] && p=forward
+	pps=$(pq_flag_value "$5" pps)
+	mtu=$(pq_flag_value "$5" mtu)
 	rm -f "$4/tcsim.json"
-	pq_run "$TCSIM" run --tc "$4/tcsim.tc" --rate 100gbit --vlan inline --pps 10000 --priority "$p" \
+	pq_run "$TCSIM" run --tc "$4/tcsim.tc" --rate 100gbit --mtu "${mtu:-1500}" --vlan inline \
+		--pps "${pps:-10000}" --priority "$p" \
 		--json "$4/tcsim.json" "$2" >"$4/tcsim.out" 2>"$4/tcsim.err" </dev/null
 }
 
@@ -158,4 +166,82 @@ pq_compare() {
 # pq_elapsed T0: seconds since T0 (date +%s.%N), one decimal.
 pq_elapsed() {
 	awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'
+}
+
+# ---- shaping cases (flag "shaping"): htb/tbf trees with prio/sfq below
+
+# pq_flag_value FLAGS KEY: the N of a KEY=N flag (empty when absent).
+pq_flag_value() {
+	echo "$1" | tr ' ,' '\n\n' | sed -n "s/^$2=//p" | tail -1
+}
+
+# pq_kstats FILE: "qdisc|class KIND ID packets bytes drops" for every qdisc
+# and class of a `tc -s qdisc show` + `tc -s class show` text (the kernel's
+# record, or tcsim's text report, which prints the same lines), sorted so
+# that the two sides' dump orders do not matter. htb's direct_packets_stat
+# (on its header line) is an entry of its own, "qdisc htb ID/direct N 0 0".
+# Overlimits, requeues, lended/borrowed and tokens are left out: they depend
+# on timing.
+pq_kstats() {
+	awk '($1 == "qdisc" || $1 == "class") && NF >= 3 {
+		key = $1 " " $2 " " $3; dps = ""
+		for (i = 4; i < NF; i++) if ($i == "direct_packets_stat") dps = $(i + 1)
+		next
+	     }
+	     key != "" && $1 == "Sent" {
+		d = $7; sub(/,$/, "", d)
+		print key, $4, $2, d
+		if (dps != "") print key "/direct", dps, 0, 0
+		key = ""
+	     }' "$1" | sort
+}
+
+# pq_scompare KERNEL TCSIM: compares two pq_kstats lists. An entry on one
+# side only is a difference too. Prints a one-line summary of the kernel's
+# numbers (leaf classes and qdiscs that sent or dropped anything) and returns
+# 0 when they agree; else prints each difference and returns 1.
+pq_scompare() {
+	awk 'function f(v) { split(v, a, " "); return a[1] "p/" a[2] "B/" a[3] "d" }
+	     FNR == NR { k[$1 " " $2 " " $3] = $4 " " $5 " " $6; ids[++n] = $1 " " $2 " " $3; next }
+	     { t[$1 " " $2 " " $3] = $4 " " $5 " " $6 }
+	     END {
+		for (i = 1; i <= n; i++) {
+			id = ids[i]
+			if (!(id in t)) bad = bad " " id ": kernel " f(k[id]) ", tcsim none;"
+			else if (t[id] != k[id]) bad = bad " " id ": kernel " f(k[id]) ", tcsim " f(t[id]) ";"
+		}
+		for (id in t) if (!(id in k)) bad = bad " " id ": kernel none, tcsim " f(t[id]) ";"
+		if (n == 0) bad = " the kernel listed nothing;"
+		if (bad != "") { print substr(bad, 2); exit 1 }
+		out = ""
+		for (i = 1; i <= n; i++) {
+			split(ids[i], w, " "); split(k[ids[i]], a, " ")
+			if (a[1] == 0 && a[3] == 0) continue
+			out = out " " substr(w[1], 1, 1) ":" w[3] " " a[1] (a[3] ? "/" a[3] "d" : "")
+		}
+		print n " entries:" out
+	     }' "$1" "$2"
+}
+
+# pq_kcounts FLAGS FILE, pq_tcounts FLAGS DIR, pq_ccompare FLAGS KERNEL TCSIM:
+# a case's counts, by kind: the prio 1: classes (pq_kclasses of the record,
+# pq_tclasses of tcsim's JSON, pq_compare), or for "shaping" cases every
+# qdisc and class with drops (pq_kstats of the record and of tcsim's text
+# report, pq_scompare).
+pq_kcounts() {
+	if pq_has_flag "$1" shaping; then pq_kstats "$2"; else pq_kclasses "$2"; fi
+}
+pq_tcounts() {
+	if pq_has_flag "$1" shaping; then pq_kstats "$2/tcsim.out"; else pq_tclasses "$2/tcsim.json"; fi
+}
+pq_ccompare() {
+	if pq_has_flag "$1" shaping; then pq_scompare "$2" "$3"; else pq_compare "$2" "$3"; fi
+}
+
+# pq_expect FLAGS ORACLE_OUT: what a case records as NAME.expect from the
+# oracle's output: the class dump, and for "shaping" cases the qdisc dump
+# before it (the qdiscs' own sent/dropped counts).
+pq_expect() {
+	pq_has_flag "$1" shaping && pq_section qdisc "$2"
+	pq_section class "$2"
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # prio_oracle.sh - differential test of tcsim's prio classification (and
-# sfq leaves) against a real kernel: Debian's 6.1 under qemu, through
+# sfq leaves, and htb/tbf shaping trees with prio/sfq below) against a
+# real kernel: Debian's 6.1 under qemu, through
 # ../shared/tools/qemu-oracle/run.sh.
 #
 # For each case of tests/data/qemu/cases.txt, the same tc script and capture
@@ -9,6 +10,10 @@
 # the `Sent B bytes P pkt` of every `class prio 1:N` must equal tcsim's
 # per-class packets/bytes. Cases flagged "filters" also compare the
 # `tc filter show` text line for line; "fail" cases need both to refuse the script.
+# "shaping" cases (htb/tbf roots, a paced replay: pps=N, no queue near its
+# limit) compare every qdisc's and class's packets, bytes and drops and htb's
+# direct_packets_stat, from the qdisc and class dumps both record; the
+# kernel's backlog must have drained first.
 # The kernel's class dump is recorded as tests/data/qemu/NAME.expect (and the
 # filter dump as NAME.filters) for tests/cli/prio_recorded.sh; a live result
 # that disagrees with an existing record is a failure (rerun with --record).
@@ -60,18 +65,18 @@ pass() { passed=$((passed + 1)); echo "PASS $name ($secs s): $*"; }
 fail() { failed=$((failed + 1)); echo "FAIL $name ($secs s): $*"; }
 
 # check_record FILE NEW WHAT: NEW (this run's kernel text) against the
-# record FILE, by WHAT: classes (counts) or text (exact). Writes the record
-# when it is missing or with --record. Prints a complaint and returns 1 on
-# a difference.
+# record FILE, by WHAT: counts FLAGS (the case's counts, pq_kcounts) or
+# text (exact). Writes the record when it is missing or with --record.
+# Prints a complaint and returns 1 on a difference.
 check_record() {
 	if [ $RECORD = 1 ] || [ ! -s "$1" ]; then
 		cp "$2" "$1"
 		return 0
 	fi
 	case $3 in
-	classes)
-		pq_kclasses "$1" >"$W/rec.c"
-		pq_kclasses "$2" >"$W/new.c"
+	counts)
+		pq_kcounts "$4" "$1" >"$W/rec.c"
+		pq_kcounts "$4" "$2" >"$W/new.c"
 		cmp -s "$W/rec.c" "$W/new.c" && return 0
 		;;
 	*) cmp -s "$1" "$2" && return 0 ;;
@@ -94,6 +99,10 @@ while read -r name tmpl capspec prio flags; do
 	set -- --pad-to-orig
 	if [ "$prio" = tos ]; then set -- "$@" --prio-from-tos; else set -- "$@" --priority "$prio"; fi
 	pq_has_flag "$flags" filters && set -- "$@" --show-filters
+	pps=$(pq_flag_value "$flags" pps)
+	[ -n "$pps" ] && set -- "$@" --pps "$pps"
+	mtu=$(pq_flag_value "$flags" mtu)
+	[ -n "$mtu" ] && set -- "$@" --mtu "$mtu"
 	bash "$ORACLE" "$PQ_DATA/$tmpl" "$cap" "$@" >"$D/oracle.out" 2>"$D/oracle.err" </dev/null
 	orc=$?
 	kt=$(pq_elapsed "$T0")
@@ -116,7 +125,7 @@ while read -r name tmpl capspec prio flags; do
 			secs=$kt pass "kernel refuses: $kmsg"
 			continue
 		fi
-		pq_tcsim "$tmpl" "$cap" "$prio" "$D"
+		pq_tcsim "$tmpl" "$cap" "$prio" "$D" "$flags"
 		trc=$?
 		secs=$(pq_elapsed "$T0")
 		if [ $trc -eq 0 ] || [ $trc -gt 125 ]; then
@@ -132,9 +141,14 @@ while read -r name tmpl capspec prio flags; do
 		secs=$kt fail "qemu-oracle exited $orc: $(grep -v '^qemu-oracle: \(booting\|guest\|base\|building\)' "$D/oracle.err" | tail -3 | tr '\n' ' ')"
 		continue
 	fi
-	pq_section class "$D/oracle.out" >"$D/expect"
-	pq_kclasses "$D/expect" >"$D/kernel.c"
-	if ! why=$(check_record "$PQ_DATA/$name.expect" "$D/expect" classes); then
+	if pq_has_flag "$flags" shaping && ! grep -q "every qdisc backlog drained" "$D/oracle.err"; then
+		# the counts are final only once every queue is empty
+		secs=$kt fail "the backlog did not drain: $(grep -i warning "$D/oracle.err" | head -2 | tr "\n" " ")"
+		continue
+	fi
+	pq_expect "$flags" "$D/oracle.out" >"$D/expect"
+	pq_kcounts "$flags" "$D/expect" >"$D/kernel.c"
+	if ! why=$(check_record "$PQ_DATA/$name.expect" "$D/expect" counts "$flags"); then
 		secs=$kt fail "$why"
 		continue
 	fi
@@ -146,20 +160,20 @@ while read -r name tmpl capspec prio flags; do
 		fi
 	fi
 	if [ $KONLY = 1 ]; then
-		secs=$kt pass "kernel $(awk '{printf "%s%s %s/%s", (NR > 1 ? " " : ""), $1, $2, $3}' "$D/kernel.c") [inject: $inj]"
+		secs=$kt pass "kernel $(pq_ccompare "$flags" "$D/kernel.c" "$D/kernel.c") [inject: $inj]"
 		continue
 	fi
 
 	# ---- tcsim's numbers
-	pq_tcsim "$tmpl" "$cap" "$prio" "$D"
+	pq_tcsim "$tmpl" "$cap" "$prio" "$D" "$flags"
 	trc=$?
 	secs=$(pq_elapsed "$T0")
 	if [ $trc -ne 0 ]; then
 		fail "tcsim exited $trc: $(head -3 "$D/tcsim.err" | tr '\n' ' ')"
 		continue
 	fi
-	pq_tclasses "$D/tcsim.json" >"$D/tcsim.c"
-	if ! res=$(pq_compare "$D/kernel.c" "$D/tcsim.c"); then
+	pq_tcounts "$flags" "$D" >"$D/tcsim.c"
+	if ! res=$(pq_ccompare "$flags" "$D/kernel.c" "$D/tcsim.c"); then
 		fail "$res"
 		continue
 	fi

@@ -148,6 +148,15 @@ static struct htb_class *htb_find(const struct htb_sched *q, uint32_t classid)
 	return cl;
 }
 
+/* htb_find for a classid from a packet: every class has the qdisc's major
+ * (htb_change_class refuses others), so another major names none and the
+ * bucket walk is skipped (most packets: priority 0, a tcpdump program's
+ * 4:0) */
+static struct htb_class *htb_find_own(const struct htb_sched *q, uint32_t classid)
+{
+	return TC_H_MAJ(classid ^ q->sch->handle) ? NULL : htb_find(q, classid);
+}
+
 static void htb_hash_insert(struct htb_sched *q, struct htb_class *cl)
 {
 	unsigned int h = htb_hash(cl->classid, q->hashsize - 1);
@@ -458,13 +467,11 @@ static enum htb_cmode htb_class_mode(const struct htb_class *cl, int64_t *diff)
 	return HTB_MAY_BORROW;
 }
 
-/* htb_change_class_mode: overlimits count the turns into CANT_SEND */
-static void htb_change_class_mode(struct htb_sched *q, struct htb_class *cl, int64_t *diff)
+/* The move to a new mode: overlimits count the turns into CANT_SEND.
+ * Out of line: most calls of htb_change_class_mode change nothing. */
+static __attribute__((noinline)) void htb_set_class_mode(struct htb_sched *q, struct htb_class *cl,
+							 enum htb_cmode new_mode)
 {
-	enum htb_cmode new_mode = htb_class_mode(cl, diff);
-
-	if (new_mode == cl->cmode)
-		return;
 	if (new_mode == HTB_CANT_SEND) {
 		cl->overlimits++;
 		q->sch->s.overlimits++;
@@ -478,6 +485,16 @@ static void htb_change_class_mode(struct htb_sched *q, struct htb_class *cl, int
 	} else {
 		cl->cmode = new_mode;
 	}
+}
+
+/* htb_change_class_mode: the mode at t_c + *diff, and the class moved
+ * between rows and feeds when it changed */
+static inline void htb_change_class_mode(struct htb_sched *q, struct htb_class *cl, int64_t *diff)
+{
+	enum htb_cmode new_mode = htb_class_mode(cl, diff);
+
+	if (new_mode != cl->cmode)
+		htb_set_class_mode(q, cl, new_mode);
 }
 
 static void htb_activate(struct htb_sched *q, struct htb_class *cl)
@@ -533,7 +550,7 @@ static struct htb_class *htb_classify(struct qdisc *sch, struct pkt *p, int *qer
 		cl = HTB_DIRECT;
 		goto out;
 	}
-	cl = htb_find(q, p->priority);
+	cl = htb_find_own(q, p->priority);
 	if (cl) {
 		ev.verdict = VERDICT_PRIORITY;
 		ev.classid = p->priority;
@@ -570,7 +587,7 @@ static struct htb_class *htb_classify(struct qdisc *sch, struct pkt *p, int *qer
 			ev.rule = QRULE_DIRECT;
 			goto out;
 		}
-		cl = htb_find(q, res.classid);
+		cl = htb_find_own(q, res.classid);
 		if (!cl)
 			break; /* a classid of no class: the default decides */
 		if (!cl->level) {

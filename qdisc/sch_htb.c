@@ -116,7 +116,11 @@ struct htb_sched {
 
 	int64_t now; /* the time of this dequeue */
 	int64_t near_ev_cache[TC_HTB_MAXDEPTH];
+	int64_t near_ev_min; /* the earliest of them: before it, no level has an event due */
 	int row_mask[TC_HTB_MAXDEPTH];
+	/* bit l: row_mask[l] is not 0 (a dequeue visits only such levels and
+	 * those with an event due, in the kernel's order; see htb_dequeue_inner) */
+	unsigned int row_levels;
 	struct htb_level hlevel[TC_HTB_MAXDEPTH];
 	uint64_t pq_seq;
 	unsigned int nclasses;
@@ -142,6 +146,15 @@ static struct htb_class *htb_find(const struct htb_sched *q, uint32_t classid)
 	while (cl && cl->classid != classid)
 		cl = cl->hnext;
 	return cl;
+}
+
+/* htb_find for a classid from a packet: every class has the qdisc's major
+ * (htb_change_class refuses others), so another major names none and the
+ * bucket walk is skipped (most packets: priority 0, a tcpdump program's
+ * 4:0) */
+static struct htb_class *htb_find_own(const struct htb_sched *q, uint32_t classid)
+{
+	return TC_H_MAJ(classid ^ q->sch->handle) ? NULL : htb_find(q, classid);
 }
 
 static void htb_hash_insert(struct htb_sched *q, struct htb_class *cl)
@@ -334,6 +347,8 @@ static void htb_add_to_wait_tree(struct htb_sched *q, struct htb_class *cl, int6
 		cl->pq_key++;
 	if (q->near_ev_cache[cl->level] > cl->pq_key)
 		q->near_ev_cache[cl->level] = cl->pq_key;
+	if (q->near_ev_min > cl->pq_key)
+		q->near_ev_min = cl->pq_key;
 	cl->pq_seq = ++q->pq_seq;
 	if (w->n >= w->cap)
 		return; /* cannot happen: reserved for every class */
@@ -346,6 +361,8 @@ static void htb_add_to_wait_tree(struct htb_sched *q, struct htb_class *cl, int6
 static void htb_add_class_to_row(struct htb_sched *q, struct htb_class *cl, int mask)
 {
 	q->row_mask[cl->level] |= mask;
+	if (mask)
+		q->row_levels |= 1u << cl->level;
 	while (mask) {
 		int prio = __builtin_ctz((unsigned int)mask);
 
@@ -371,6 +388,8 @@ static void htb_remove_class_from_row(struct htb_sched *q, struct htb_class *cl,
 			m |= 1 << prio;
 	}
 	q->row_mask[cl->level] &= ~m;
+	if (!q->row_mask[cl->level])
+		q->row_levels &= ~(1u << cl->level);
 }
 
 /* htb_activate_prios: a class that may borrow hangs in its parent's feed
@@ -448,13 +467,11 @@ static enum htb_cmode htb_class_mode(const struct htb_class *cl, int64_t *diff)
 	return HTB_MAY_BORROW;
 }
 
-/* htb_change_class_mode: overlimits count the turns into CANT_SEND */
-static void htb_change_class_mode(struct htb_sched *q, struct htb_class *cl, int64_t *diff)
+/* The move to a new mode: overlimits count the turns into CANT_SEND.
+ * Out of line: most calls of htb_change_class_mode change nothing. */
+static __attribute__((noinline)) void htb_set_class_mode(struct htb_sched *q, struct htb_class *cl,
+							 enum htb_cmode new_mode)
 {
-	enum htb_cmode new_mode = htb_class_mode(cl, diff);
-
-	if (new_mode == cl->cmode)
-		return;
 	if (new_mode == HTB_CANT_SEND) {
 		cl->overlimits++;
 		q->sch->s.overlimits++;
@@ -468,6 +485,16 @@ static void htb_change_class_mode(struct htb_sched *q, struct htb_class *cl, int
 	} else {
 		cl->cmode = new_mode;
 	}
+}
+
+/* htb_change_class_mode: the mode at t_c + *diff, and the class moved
+ * between rows and feeds when it changed */
+static inline void htb_change_class_mode(struct htb_sched *q, struct htb_class *cl, int64_t *diff)
+{
+	enum htb_cmode new_mode = htb_class_mode(cl, diff);
+
+	if (new_mode != cl->cmode)
+		htb_set_class_mode(q, cl, new_mode);
 }
 
 static void htb_activate(struct htb_sched *q, struct htb_class *cl)
@@ -523,7 +550,7 @@ static struct htb_class *htb_classify(struct qdisc *sch, struct pkt *p, int *qer
 		cl = HTB_DIRECT;
 		goto out;
 	}
-	cl = htb_find(q, p->priority);
+	cl = htb_find_own(q, p->priority);
 	if (cl) {
 		ev.verdict = VERDICT_PRIORITY;
 		ev.classid = p->priority;
@@ -560,7 +587,7 @@ static struct htb_class *htb_classify(struct qdisc *sch, struct pkt *p, int *qer
 			ev.rule = QRULE_DIRECT;
 			goto out;
 		}
-		cl = htb_find(q, res.classid);
+		cl = htb_find_own(q, res.classid);
 		if (!cl)
 			break; /* a classid of no class: the default decides */
 		if (!cl->level) {
@@ -856,9 +883,19 @@ static void htb_trace_throttled(struct htb_sched *q)
 		}
 }
 
+/* near_ev_min again, after a dequeue moved some level's next event on */
+static void htb_near_ev_min(struct htb_sched *q)
+{
+	q->near_ev_min = q->near_ev_cache[0];
+	for (int level = 1; level < TC_HTB_MAXDEPTH; level++)
+		if (q->near_ev_min > q->near_ev_cache[level])
+			q->near_ev_min = q->near_ev_cache[level];
+}
+
 static struct pkt *htb_dequeue_inner(struct qdisc *sch)
 {
 	struct htb_sched *q = sch->priv;
+	unsigned int due = 0, visit = (1u << TC_HTB_MAXDEPTH) - 1;
 	int64_t next_event;
 	struct pkt *p;
 
@@ -869,19 +906,29 @@ static struct pkt *htb_dequeue_inner(struct qdisc *sch)
 	if (!sch->s.qlen)
 		return NULL;
 	q->now = (int64_t)sch->env->now(sch->env->arg);
-	next_event = q->now + 5 * (int64_t)NSEC_PER_SEC;
-	for (int level = 0; level < TC_HTB_MAXDEPTH; level++) {
-		int64_t event = q->near_ev_cache[level];
+	/* The kernel walks every level, lowest first: the events due at a
+	 * level, then its row. Only levels with an event due or a non-empty
+	 * row do anything, so only those are visited, in the same order. The
+	 * levels due are known from the start: nothing a lower level does
+	 * makes another level's event due (a class queued meanwhile waits
+	 * until after now), and the rows are read as the walk reaches them
+	 * (events may fill the rows of their level and those above). */
+	if (q->now >= q->near_ev_min)
+		for (int level = 0; level < TC_HTB_MAXDEPTH; level++)
+			if (q->now >= q->near_ev_cache[level])
+				due |= 1u << level;
+	for (unsigned int todo; (todo = (due | q->row_levels) & visit);) {
+		int level = __builtin_ctz(todo);
 		int m;
 
-		if (q->now >= event) {
-			event = htb_do_events(q, level);
+		visit &= ~((2u << level) - 1); /* this level and those below are done */
+		if (due & (1u << level)) {
+			int64_t event = htb_do_events(q, level);
+
 			if (!event)
 				event = q->now + (int64_t)NSEC_PER_SEC;
 			q->near_ev_cache[level] = event;
 		}
-		if (next_event > event)
-			next_event = event;
 		m = ~q->row_mask[level];
 		while (m != -1) {
 			int prio = __builtin_ctz(~(unsigned int)m);
@@ -892,12 +939,20 @@ static struct pkt *htb_dequeue_inner(struct qdisc *sch)
 				goto ok;
 		}
 	}
-	/* packets, but none may go now: ask again at the next event */
+	/* packets, but none may go now: ask again at the next event (every
+	 * level was visited or had nothing to do: the earliest of all) */
+	if (due)
+		htb_near_ev_min(q);
+	next_event = q->now + 5 * (int64_t)NSEC_PER_SEC;
+	if (next_event > q->near_ev_min)
+		next_event = q->near_ev_min;
 	qdisc_watchdog_schedule_ns(sch, (uint64_t)next_event);
 	if (sch->env->tracer)
 		htb_trace_throttled(q);
 	return NULL;
 ok:
+	if (due)
+		htb_near_ev_min(q);
 	qdisc_dequeued(sch, p);
 	return p;
 }
@@ -1058,6 +1113,7 @@ static void htb_reset(struct qdisc *sch)
 		memset(q->hlevel[l].hprio, 0, sizeof(q->hlevel[l].hprio));
 	}
 	memset(q->row_mask, 0, sizeof(q->row_mask));
+	q->row_levels = 0;
 	sch->s.qlen = 0;
 	sch->s.backlog = 0;
 }

@@ -81,6 +81,23 @@ int opt_parse_positive(const char *s, double *out)
 	return errno || end == s || *end || !isfinite(*out) || *out <= 0 ? -1 : 0;
 }
 
+/* --priority forward|N|X:Y, for `tcsim run` and `tcsim kernel-check` alike:
+ * the two must mean the same thing by the same words. */
+int opt_parse_priority(const char *s, enum prio_mode *mode, uint32_t *prio)
+{
+	uint32_t v;
+
+	if (!strcmp(s, "forward")) {
+		*mode = PRIO_FORWARD;
+		return 0;
+	}
+	if (strchr(s, ':') ? tc_get_classid(&v, s) : tc_get_u32(&v, s, 0))
+		return -1;
+	*mode = PRIO_FIXED;
+	*prio = v;
+	return 0;
+}
+
 /* --pps and --mbps: what src_open_capture takes, 1e-6 to 1e12 */
 static int rate_in_range(double v)
 {
@@ -103,7 +120,6 @@ int run_opts_apply(struct run_opts *o, int c, const char *a)
 {
 	struct sim_config *cfg = &o->cfg;
 	struct replay_opts *ro = &o->ro;
-	uint32_t u32;
 	int bad = 0, flag;
 
 	switch (c) {
@@ -121,16 +137,7 @@ int run_opts_apply(struct run_opts *o, int c, const char *a)
 	case O_LOOP: bad = opt_parse_u64(a, &ro->loop); break; /* 0 = forever */
 	case O_LIMIT: bad = opt_parse_u64(a, &ro->limit) || ro->limit == 0; break;
 	case O_DURATION: bad = tc_get_time_ns(&ro->duration_ns, a); break;
-	case O_PRIORITY:
-		if (!strcmp(a, "forward")) {
-			ro->prio_mode = PRIO_FORWARD;
-		} else if (strchr(a, ':') ? !tc_get_classid(&u32, a) : !tc_get_u32(&u32, a, 0)) {
-			ro->prio_mode = PRIO_FIXED;
-			ro->priority = u32;
-		} else {
-			bad = 1;
-		}
-		break;
+	case O_PRIORITY: bad = opt_parse_priority(a, &ro->prio_mode, &ro->priority); break;
 	case O_VLAN:
 		if (!(bad = either(a, "offload", "inline", &flag)))
 			ro->vlan_inline = flag;

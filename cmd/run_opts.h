@@ -37,6 +37,8 @@ int run_opts_apply(struct run_opts *o, int c, const char *arg);
 /* Whole numbers and positive reals, as the command lines take them. */
 int opt_parse_u64(const char *s, uint64_t *out);
 int opt_parse_positive(const char *s, double *out);
+/* --priority forward|N|X:Y (N decimal or 0x hex, X:Y a classid); 0 or -1. */
+int opt_parse_priority(const char *s, enum prio_mode *mode, uint32_t *prio);
 
 /* The captures, each a source on --dev (or the first device the tc file
  * made), with the replay options. 0, or -errno with a one-line message. */

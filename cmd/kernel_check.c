@@ -12,7 +12,7 @@
 #include "scenario.h"
 
 static const char usage_kcheck[] =
-	"usage: tcsim kernel-check --tc FILE [--dev NAME] [--htb|--tree] [--limit N] [-v] CAPTURE...\n"
+	"usage: tcsim kernel-check --tc FILE [--dev NAME] [--htb|--tree] [--priority P] [--limit N] [-v] CAPTURE...\n"
 	"  Runs the tc file and the captures through tcsim and through this kernel (root:\n"
 	"  a private network namespace, a veth pair, the same filters, every frame sent\n"
 	"  from a packet socket) and compares the per-class counts.\n"
@@ -20,6 +20,9 @@ static const char usage_kcheck[] =
 	"  --htb        always use the htb counting stand-in (compares classification)\n"
 	"  --tree       always build the tc file's own qdisc tree (its kinds must exist)\n"
 	"               [default: the tree if the kernel has its qdisc kinds, else htb]\n"
+	"  --priority forward|N|X:Y  skb->priority of every frame, on both sides: a\n"
+	"               router's (IPv4 TOS) or fixed, as in tcsim run [0, a packet socket's];\n"
+	"               needs the tree (not with --htb)\n"
 	"  --limit N    at most N packets of each capture\n"
 	"  -v           also list the kernel's classes as read back\n"
 	"exit: 0 same, 1 different, 2 usage, error or cannot run here\n";
@@ -45,13 +48,22 @@ int kcheck_main(int argc, char **argv)
 			fputs(usage_kcheck, stdout);
 			free(caps);
 			return 0;
-		} else if ((!strcmp(a, "--tc") || !strcmp(a, "--dev") || !strcmp(a, "--limit")) && i + 1 < argc) {
+		} else if ((!strcmp(a, "--tc") || !strcmp(a, "--dev") || !strcmp(a, "--limit") ||
+			    !strcmp(a, "--priority")) && i + 1 < argc) {
 			const char *v = argv[++i];
 
 			if (!strcmp(a, "--tc")) {
 				tcfile = v;
 			} else if (!strcmp(a, "--dev")) {
 				devname = v;
+			} else if (!strcmp(a, "--priority")) {
+				enum prio_mode m = PRIO_FIXED;
+
+				if (opt_parse_priority(v, &m, &o.priority)) {
+					free(caps);
+					return run_opts_bad_value("kernel-check", "priority", v);
+				}
+				o.prio_forward = m == PRIO_FORWARD;
 			} else {
 				char *end;
 

@@ -41,7 +41,11 @@ struct kc_plan {
 	char kinds[KC_MAXKINDS][16];
 	int nkinds;
 	int inner_filters; /* a qdisc other than the root has filters */
-	int forced_tree;   /* the root is not prio: the htb stand-in cannot replace it */
+	const char *forced_tree; /* why the tree is built whatever the mode (the
+				  * root is not prio, a priority was asked for),
+				  * or NULL */
+	int prio_forward;	  /* skb->priority: kcheck_opts' */
+	uint32_t priority;
 	int shaper;	  /* the tree has htb or tbf: rows are every qdisc and class */
 	int show;	  /* the child captures tc -d qdisc/class show after building */
 	char raised[1024]; /* the limits raised, as printed */

@@ -49,6 +49,7 @@
 #include "kcheck.h"
 #include "qdisc.h"
 #include "sim.h"
+#include "source.h"
 
 #define KC_RATE 1250000000u /* htb stand-in classes: 10 Gbit/s, in bytes/s */
 #define KC_FIFO 100000	    /* ... over pfifos of this many packets */
@@ -718,11 +719,28 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
+/* skb->priority as tcsim gave the frame: packet_snd copies the socket's
+ * sk_priority, so set it only when it changes (one syscall per change, not
+ * per frame). Above 6 needs CAP_NET_ADMIN, which the root child has. */
+static int set_priority(int fd, uint32_t want, uint32_t *cur, struct kc_result *r)
+{
+	int v = (int)want; /* SO_PRIORITY takes an int, the kernel keeps its u32 bits */
+
+	if (want == *cur)
+		return 0;
+	if (setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &v, sizeof(v)))
+		return rfail(r, KCHECK_ERROR, "SO_PRIORITY %#x on the packet socket: %s", want,
+			     strerror(errno));
+	*cur = want;
+	return 0;
+}
+
 static int replay(const struct kc_plan *pl, int ifindex, struct kc_result *r)
 {
 	struct sockaddr_ll sll = {
 	    .sll_family = AF_PACKET, .sll_protocol = 0, .sll_ifindex = ifindex};
 	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0), rc = 0;
+	uint32_t cur = 0; /* a new socket's sk_priority, which packet_snd copies to the skb */
 	char err[512];
 
 	if (fd < 0)
@@ -754,6 +772,11 @@ static int replay(const struct kc_plan *pl, int ifindex, struct kc_result *r)
 			}
 			if (p.caplen < p.len)
 				r->truncated++;
+			if (set_priority(fd, pl->prio_forward ? frame_forward_priority(p.data, p.caplen)
+							     : pl->priority, &cur, r)) {
+				rc = -1;
+				break;
+			}
 			if (send(fd, p.data, p.caplen, 0) == (ssize_t)p.caplen) {
 				r->sent++;
 				r->sent_bytes += p.caplen;
@@ -850,7 +873,7 @@ static int kernel_side(const struct kc_plan *pl, struct kc_result *r)
 		}
 		if (!tree && pl->mode == KCHECK_TREE) {
 			rfail(r, KCHECK_CANNOT_RUN, "the kernel lacks %s (%s)", r->absent,
-			      pl->forced_tree ? "the htb stand-in replaces a prio root only"
+			      pl->forced_tree ? pl->forced_tree
 					      : "--tree");
 			goto out;
 		}

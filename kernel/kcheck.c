@@ -644,8 +644,8 @@ int kernel_check(const char *tc_text, const char *tc_name, const char *basedir,
 	cfg.mtu = 65535;
 	cfg.txqueuelen = KC_TXQLEN;
 	replay_opts_default(&ro);
-	ro.prio_mode = PRIO_FIXED;
-	ro.priority = 0;
+	ro.prio_mode = o->prio_forward ? PRIO_FORWARD : PRIO_FIXED;
+	ro.priority = o->priority;
 	ro.vlan_inline = 1;
 	ro.limit = o->limit;
 	if (sim_init(&s, &cfg))
@@ -685,8 +685,19 @@ int kernel_check(const char *tc_text, const char *tc_name, const char *basedir,
 	}
 	if (pl->shaper && raise_limits(pl, d->root, err, errlen))
 		goto out;
+	pl->prio_forward = o->prio_forward;
+	pl->priority = o->priority;
 	if (d->root->ops != &prio_qdisc_ops && pl->mode != KCHECK_TREE)
-		pl->mode = KCHECK_TREE, pl->forced_tree = 1; /* htb stands in for prio only */
+		pl->mode = KCHECK_TREE, pl->forced_tree = "the htb stand-in replaces a prio root only";
+	/* a prio root: the stand-in sends a priority that neither names a class
+	 * nor meets a matching filter to its default class, prio to priomap[] */
+	if ((o->prio_forward || o->priority) && pl->mode == KCHECK_HTB) {
+		kc_err(err, errlen, KCHECK_ERROR,
+		       "--priority with --htb: the htb stand-in has no priomap to place priorities by; use --tree");
+		goto out;
+	}
+	if ((o->prio_forward || o->priority) && pl->mode != KCHECK_TREE)
+		pl->mode = KCHECK_TREE, pl->forced_tree = "--priority: the htb stand-in has no priomap";
 	if (pl->inner_filters && pl->mode == KCHECK_HTB) {
 		kc_err(err, errlen, KCHECK_ERROR,
 		       "filters on inner qdiscs of %s: the htb stand-in checks the root's filters only", d->name);

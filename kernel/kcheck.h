@@ -2,9 +2,10 @@
  * captures through tcsim and through the running kernel, side by side.
  *
  * tcsim runs the tc script and the captures as `tcsim run --vlan inline
- * --priority 0` would (802.1Q tags stay in the frame data and skb->priority
- * is 0, as for frames sent from a packet socket), on an infinitely fast
- * device (nothing queues, nothing is dropped).
+ * --priority P` would (802.1Q tags stay in the frame data; P is 0 unless
+ * kcheck_opts says otherwise, as for frames sent from a packet socket, and
+ * the kernel's socket is given the same P per frame with SO_PRIORITY), on
+ * an infinitely fast device (nothing queues, nothing is dropped).
  *
  * The kernel side lives in a child process that unshare()s a private
  * network namespace: IPv6 off (before any link exists), one veth pair named
@@ -99,6 +100,15 @@ struct kcheck_opts {
 	uint64_t limit;  /* at most this many packets per capture (rejected ones too); 0 = all */
 	uint64_t seed;   /* tcsim's seed (#rand, sfq); 0 = 1 */
 	int verbose;     /* also print the kernel's raw class list */
+	/* skb->priority of every frame, on both sides: zeroed = fixed 0, what a
+	 * packet socket gives by default. prio_forward: frame_forward_priority()
+	 * of each frame (a router's rt_tos2priority), set on the kernel's socket
+	 * with SO_PRIORITY; else priority, fixed. Anything but fixed 0 needs the
+	 * tree mode: the htb stand-in for a prio root classifies a priority
+	 * neither naming a class nor matched by a filter to its default class,
+	 * where prio would use its priomap. */
+	int prio_forward;
+	uint32_t priority;
 };
 
 /* The library entry: tc_text is a tc script (as tc_run_script takes it),

@@ -4,7 +4,9 @@
 # must agree with the kernel (exit 0, the table); htb's classid folding
 # (direct queue, default class, foreign majors) must agree; a snaplen-
 # truncated capture under a filter on `len` (a documented deviation) must be
-# caught (exit 1, DIFF lines); bad usage exits 2; a run without root says so
+# caught (exit 1, DIFF lines); --priority reaches htb as in tcsim (a leaf,
+# the direct queue, the default class) and is refused with --htb; bad
+# usage exits 2; a run without root says so
 # (exit 2); and no run leaves a network namespace or a process behind,
 # including one interrupted by SIGINT while the kernel side is sending.
 #
@@ -225,6 +227,56 @@ if grep -Eq '^qdisc tbf 1: +730 +730 .* 2 +2  ok$' "$TMP/shape_tbf.out"; then
 else
 	fail "shape_tbf: $(grep '^qdisc tbf' "$TMP/shape_tbf.out")"
 fi
+
+# 5c. skb->priority (issue 13): --priority as in tcsim run, the kernel's
+# packet socket given each frame's value with SO_PRIORITY. An htb root
+# classifies by it before its filters: a leaf's classid (0x10010 = 1:10)
+# takes every frame there, the root's own handle the direct queue, an
+# inner class or a priority of another major (forward's 0..7: TOS 0x10 of
+# ssh_interactive is 6) falls through to the default class.
+cat >"$TMP/htbprio.tc" <<'TC'
+tc qdisc add dev eth0 root handle 1: htb default 30
+tc class add dev eth0 parent 1: classid 1:1 htb rate 20mbit ceil 20mbit quantum 60000
+tc class add dev eth0 parent 1:1 classid 1:10 htb rate 5mbit ceil 20mbit
+tc class add dev eth0 parent 1:1 classid 1:30 htb rate 5mbit ceil 20mbit
+TC
+pcaps="scenarios/captures/ssh_interactive.pcap scenarios/captures/icmp_5_pings.pcap"
+for case in "0x10010 1:10" "1: direct" "1:1 1:30" "forward 1:30" "7 1:30"; do
+	p=${case% *} where=${case#* } name=prio_$(echo "${case% *}" | tr ':' '_')
+	# shellcheck disable=SC2086
+	kc 0 "$name" --priority "$p" --tc "$TMP/htbprio.tc" $pcaps
+	if [ "$where" = direct ]; then
+		row='^htb direct_packets_stat +596 +596 .* ok$'
+	else
+		row="^class htb $where +596 +596 +62642 +62642 .* ok\$"
+	fi
+	if grep -Eq "$row" "$TMP/$name.out"; then
+		pass "$name: every frame in $where, the kernel as tcsim"
+	else
+		fail "$name: $(grep -E '^(class|htb direct)' "$TMP/$name.out" | tr '\n' ' ')"
+	fi
+done
+# a prio root: --htb refused (no priomap in the stand-in), and the default
+# builds prio's own tree or says it is missing
+printf 'qdisc add dev eth0 root handle 1: prio\n' >"$TMP/prio.tc"
+kc 2 prio_htb_refused --htb --priority 3 --tc "$TMP/prio.tc" scenarios/captures/icmp_5_pings.pcap
+if grep -q -- '--priority with --htb: the htb stand-in has no priomap' "$TMP/prio_htb_refused.out"; then
+	pass "prio_htb_refused: the reason"
+else
+	fail "prio_htb_refused: $(cat "$TMP/prio_htb_refused.out")"
+fi
+# shellcheck disable=SC2086
+"$TCSIM" kernel-check --priority forward --tc "$TMP/prio.tc" $pcaps >"$TMP/prio_fwd.out" 2>&1
+rc=$?
+if [ "$rc" = 0 ] && grep -q '^kernel-check: same' "$TMP/prio_fwd.out"; then
+	pass "prio_root_forward: prio's priomap by TOS, the kernel as tcsim"
+elif [ "$rc" = 2 ] && grep -q 'lacks sch_prio (--priority: the htb stand-in has no priomap)' "$TMP/prio_fwd.out"; then
+	pass "prio_root_forward: no sch_prio here, said so: $(cat "$TMP/prio_fwd.out")"
+else
+	fail "prio_root_forward: exit $rc: $(cat "$TMP/prio_fwd.out")"
+fi
+check_clean prio_root_forward
+kc 2 prio_bad_value --priority 1:2:3 --tc "$TMP/htbprio.tc" scenarios/captures/icmp_5_pings.pcap
 
 # 6. not root: a clear message, exit 2
 if command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then

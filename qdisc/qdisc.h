@@ -204,6 +204,7 @@ struct qdisc_watchdog {
 	uint64_t expires; /* ns */
 	uint64_t id;      /* the env's handle of the armed event */
 	int pending;
+	int env_slot;     /* the env's own bookkeeping (sim.c: 1 + its list index) */
 };
 
 struct qdisc {

@@ -15,9 +15,10 @@
 
 #include "sim.h"
 
-/* Only timers live in the heap: a device's transmission end and a
- * source's next arrival are kept by the device and the source (there is at
- * most one of each), but all share the heap's order. */
+/* Only the timers qdiscs arm (sfq's perturbation) live in the heap: a device's transmission end, a
+ * source's next arrival and a qdisc's watchdog are kept by the device, the
+ * source and the qdisc (there is at most one of each), but all share the
+ * heap's order. */
 enum ev_kind { EV_TX_DONE = 0, EV_TIMER = 1, EV_ARRIVAL = 2 };
 
 struct event {
@@ -26,9 +27,6 @@ struct event {
 	enum ev_kind kind;
 	void *obj; /* dev (TX_DONE), qdisc (TIMER), sim_source (ARRIVAL) */
 	struct dev *dev;
-	/* a TIMER that is obj's watchdog (its seq is the watchdog's id): it may
-	 * have been replaced or cancelled since, and then fires nothing */
-	int watchdog;
 };
 
 struct ev_heap {
@@ -45,8 +43,7 @@ static int ev_before(const struct event *a, const struct event *b)
 	return a->seq < b->seq;
 }
 
-static int ev_push(struct sim *s, uint64_t t, enum ev_kind kind, void *obj, struct dev *d,
-		   int watchdog)
+static int ev_push(struct sim *s, uint64_t t, enum ev_kind kind, void *obj, struct dev *d)
 {
 	struct ev_heap *h = s->events;
 	size_t i;
@@ -61,8 +58,7 @@ static int ev_push(struct sim *s, uint64_t t, enum ev_kind kind, void *obj, stru
 		h->cap = cap;
 	}
 	i = h->n++;
-	h->v[i] = (struct event){.t = t, .seq = s->next_seq++, .kind = kind, .obj = obj, .dev = d,
-			       .watchdog = watchdog};
+	h->v[i] = (struct event){.t = t, .seq = s->next_seq++, .kind = kind, .obj = obj, .dev = d};
 	if (kind != EV_TIMER)
 		s->work_events++;
 	while (i > 0 && ev_before(&h->v[i], &h->v[(i - 1) / 2])) {
@@ -187,39 +183,102 @@ static void env_arm_timer(void *arg, struct qdisc *q, uint64_t at)
 {
 	struct dev *d = arg;
 
-	if (ev_push(d->sim, at, EV_TIMER, q, d, 0))
+	if (ev_push(d->sim, at, EV_TIMER, q, d))
 		sim_fail(d->sim, -ENOMEM, "out of memory");
 }
 
-/* The watchdog's event is an ordinary qdisc timer (same place among
- * simultaneous events); a re-armed watchdog leaves its old event behind,
- * which fires nothing. */
+/* ---- watchdogs ----
+ *
+ * A shaper (tbf, htb) re-arms its watchdog on nearly every dequeue that
+ * finds it throttled. As a heap event each re-arm was a push, and the
+ * replaced event stayed behind to be popped for nothing; so, like a
+ * device's transmission end, a watchdog is kept by its qdisc: q->wd holds
+ * the pending expiry and its id, the sequence number a heap event armed
+ * then would have had, and it ranks among simultaneous events as a qdisc
+ * timer of that sequence number, exactly where that event stood. s->wds
+ * lists every qdisc that has armed one (q->wd.env_slot is 1 + its index);
+ * the earliest pending is cached and found again by a scan only when it
+ * fired, was re-armed or cancelled, or a qdisc left. */
+
+/* Is the pending watchdog at (t, id) before q's? */
+static int wd_before(uint64_t t, uint64_t id, const struct qdisc *q)
+{
+	if (t != q->wd.expires)
+		return t < q->wd.expires;
+	return id < q->wd.id;
+}
+
+/* The qdisc whose watchdog fires first, or NULL. */
+static struct sim_wd *next_watchdog(struct sim *s)
+{
+	/* qdisc_watchdog_cancel does not tell the env: a cancelled first one
+	 * is seen here */
+	if (s->wd_min_ok && s->wd_min >= 0 && !s->wds[s->wd_min].q->wd.pending)
+		s->wd_min_ok = 0;
+	if (!s->wd_min_ok) {
+		s->wd_min = -1;
+		for (int i = 0; i < s->nwds; i++) {
+			const struct qdisc *q = s->wds[i].q;
+
+			if (q->wd.pending &&
+			    (s->wd_min < 0 || wd_before(q->wd.expires, q->wd.id, s->wds[s->wd_min].q)))
+				s->wd_min = i;
+		}
+		s->wd_min_ok = 1;
+	}
+	return s->wd_min < 0 ? NULL : &s->wds[s->wd_min];
+}
+
+/* Arms q's watchdog (q->wd.expires is at already; the id returned is its
+ * q->wd.id). The sequence number is taken now, as ev_push would. */
 static uint64_t env_watchdog(void *arg, struct qdisc *q, uint64_t at)
 {
 	struct dev *d = arg;
+	struct sim *s = d->sim;
+	uint64_t id = s->next_seq++;
 
-	if (ev_push(d->sim, at, EV_TIMER, q, d, 1))
-		sim_fail(d->sim, -ENOMEM, "out of memory");
-	return d->sim->next_seq - 1;
+	if (!q->wd.env_slot) {
+		if (s->nwds == s->wds_cap) {
+			int cap = s->wds_cap ? s->wds_cap * 2 : 8;
+			struct sim_wd *v = realloc(s->wds, (size_t)cap * sizeof(*v));
+
+			if (!v) {
+				sim_fail(s, -ENOMEM, "out of memory");
+				return id;
+			}
+			s->wds = v;
+			s->wds_cap = cap;
+		}
+		s->wds[s->nwds++] = (struct sim_wd){.q = q, .d = d};
+		q->wd.env_slot = s->nwds;
+	}
+	if (s->wd_min_ok) {
+		if (s->wd_min >= 0 && s->wds[s->wd_min].q == q)
+			s->wd_min_ok = 0; /* the first one moved, maybe later */
+		else if (s->wd_min < 0 || wd_before(at, id, s->wds[s->wd_min].q))
+			s->wd_min = q->wd.env_slot - 1;
+	}
+	return id;
 }
 
-/* A stale watchdog event: its qdisc is gone, or it was re-armed or
- * cancelled since. */
-static int wd_stale(const struct event *e)
-{
-	const struct qdisc *q = e->obj;
-
-	return !q || !q->wd.pending || q->wd.id != e->seq;
-}
-
-/* A destroyed qdisc's timers stay in the heap as void events. */
+/* A destroyed qdisc's timers stay in the heap as void events;
+ * its watchdog leaves the list. */
 static void env_cancel_timers(void *arg, const struct qdisc *q)
 {
-	struct ev_heap *h = ((struct dev *)arg)->sim->events;
+	struct sim *s = ((struct dev *)arg)->sim;
+	struct ev_heap *h = s->events;
 
 	for (size_t i = 0; i < h->n; i++)
 		if (h->v[i].kind == EV_TIMER && h->v[i].obj == q)
 			h->v[i].obj = NULL;
+	if (q->wd.env_slot) {
+		int i = q->wd.env_slot - 1;
+
+		s->wds[i] = s->wds[--s->nwds];
+		if (i < s->nwds)
+			s->wds[i].q->wd.env_slot = i + 1;
+		s->wd_min_ok = 0;
+	}
 }
 
 struct dev *sim_dev_find(struct sim *s, const char *name)
@@ -604,17 +663,15 @@ static int skip_idle_timers(struct sim *s, uint64_t end)
 	uint64_t total = 0, base_seq = s->next_seq;
 	struct rng r0 = s->rng;
 
+	for (int i = 0; i < s->nwds; i++)
+		if (s->wds[i].q->wd.pending && s->wds[i].q->wd.expires <= end)
+			return 0; /* a shaper waits: not an idle timer */
 	for (size_t i = 0; i < h->n; i++) {
 		const struct event *e = &h->v[i];
 		struct qdisc *q = e->obj;
 
 		if (e->kind != EV_TIMER || e->t > end || !q)
 			continue;
-		if (e->watchdog) {
-			if (!wd_stale(e))
-				return 0; /* a shaper waits: not an idle timer */
-			continue;
-		}
 		if (!q->ops->idle_period || !q->ops->idle_period(q))
 			return 0;
 		k++;
@@ -633,8 +690,8 @@ static int skip_idle_timers(struct sim *s, uint64_t end)
 			h->v[kept++] = *e;
 			continue;
 		}
-		if (!e->obj || e->watchdog)
-			continue; /* destroyed or stale: stepping pops it for nothing */
+		if (!e->obj)
+			continue; /* destroyed: stepping pops it for nothing */
 		it = &v[k++];
 		it->q = e->obj;
 		it->d = e->dev;
@@ -677,8 +734,9 @@ int sim_run_until(struct sim *s, uint64_t until)
 	for (;;) {
 		struct sim_source *ss = next_arrival(s);
 		struct dev *tx = next_tx_done(s);
+		struct sim_wd *wd = next_watchdog(s);
 		struct event e, next;
-		int from_heap = 0;
+		enum { NEXT_NONE, NEXT_TX, NEXT_HEAP, NEXT_WD } from = NEXT_NONE;
 
 		if (s->failed)
 			break;
@@ -691,15 +749,26 @@ int sim_run_until(struct sim *s, uint64_t until)
 				break;
 			}
 		}
-		/* the first of: a transmission's end, the heap's first timer, an arrival */
-		if (tx)
+		/* the first of: a transmission's end, the heap's first timer, the
+		 * first watchdog (a timer of its id's place), an arrival */
+		if (tx) {
 			next = (struct event){
 			    .t = tx->tx_done_t, .seq = tx->tx_done_seq, .kind = EV_TX_DONE};
-		if (s->events->n && (!tx || ev_before(&s->events->v[0], &next))) {
-			next = s->events->v[0];
-			from_heap = 1;
+			from = NEXT_TX;
 		}
-		if (ss && ((!tx && !from_heap) ||
+		if (s->events->n && (from == NEXT_NONE || ev_before(&s->events->v[0], &next))) {
+			next = s->events->v[0];
+			from = NEXT_HEAP;
+		}
+		if (wd) {
+			struct event w = {.t = wd->q->wd.expires, .seq = wd->q->wd.id, .kind = EV_TIMER};
+
+			if (from == NEXT_NONE || ev_before(&w, &next)) {
+				next = w;
+				from = NEXT_WD;
+			}
+		}
+		if (ss && (from == NEXT_NONE ||
 			   ev_before(&(struct event){.t = ss->next.t_ns, .seq = ss->seq, .kind = EV_ARRIVAL},
 				     &next))) {
 			if (ss->next.t_ns > until)
@@ -710,10 +779,10 @@ int sim_run_until(struct sim *s, uint64_t until)
 			arrival(s, ss);
 			continue;
 		}
-		if ((!tx && !from_heap) || next.t > until)
+		if (from == NEXT_NONE || next.t > until)
 			break;
 
-		if (!from_heap) {
+		if (from == NEXT_TX) {
 			s->work_events--;
 			s->now = next.t;
 			dev_tx_done(tx);
@@ -729,6 +798,17 @@ int sim_run_until(struct sim *s, uint64_t until)
 			if (end != UINT64_MAX && skip_idle_timers(s, end))
 				continue;
 		}
+		if (from == NEXT_WD) {
+			/* qdisc_watchdog: the root runs again */
+			struct qdisc *q = wd->q;
+			struct dev *d = wd->d;
+
+			s->now = next.t;
+			s->wd_min_ok = 0;
+			if (qdisc_watchdog_fired(q, q->wd.id))
+				dev_kick(d);
+			continue;
+		}
 		e = ev_pop(s->events);
 		if (e.kind != EV_TIMER)
 			s->work_events--;
@@ -738,12 +818,6 @@ int sim_run_until(struct sim *s, uint64_t until)
 		case EV_TIMER: {
 			struct qdisc *q = e.obj;
 
-			if (e.watchdog) {
-				/* qdisc_watchdog: the root runs again */
-				if (q && qdisc_watchdog_fired(q, e.seq))
-					dev_kick(e.dev);
-				break;
-			}
 			if (q && q->ops->timer) /* NULL: the qdisc was destroyed */
 				q->ops->timer(q);
 			dev_kick(e.dev);
@@ -803,6 +877,7 @@ void sim_free(struct sim *s)
 	for (int i = 0; i < s->nsrcs; i++)
 		s->srcs[i].src->ops->close(s->srcs[i].src);
 	pkt_pool_drain(&s->pool);
+	free(s->wds); /* after the qdiscs, whose destruction updates it */
 	if (s->events)
 		free(s->events->v);
 	free(s->events);

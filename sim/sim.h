@@ -80,6 +80,14 @@ struct sim {
 		uint64_t seq;     /* its place among simultaneous events */
 		uint64_t read;
 	} srcs[SIM_MAX_SOURCES];
+	/* the qdiscs that have armed a watchdog (sim.c keeps them out of the
+	 * heap); wd_min indexes the earliest pending one (-1: none) while
+	 * wd_min_ok says it is still right */
+	struct sim_wd {
+		struct qdisc *q;
+		struct dev *d;
+	} *wds;
+	int nwds, wds_cap, wd_min, wd_min_ok;
 	int nsrcs;
 	uint64_t next_pkt_id;
 	struct pkt_pool pool; /* recycled packet records */

@@ -13,6 +13,7 @@ static const char *const drop_names[DROP_REASONS] = {
 	[DROP_SFQ_REHASH] = "sfq_rehash",
 	[DROP_QDISC_DESTROY] = "qdisc_destroyed",
 	[DROP_NOOP] = "noop",
+	[DROP_FILTER_SHOT] = "filter_shot",
 };
 
 const char *pkt_drop_name(enum pkt_drop r)

@@ -1,6 +1,6 @@
 /* qdisc.c - what every qdisc kind shares: the registry of kinds, creation
  * and destruction, the counters, the tree walk of qdisc_tree_reduce_backlog,
- * the noop qdisc, and tc's size words. */
+ * the noop qdisc, and the watchdog. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,7 +14,7 @@
  * and listed here (qdisc.h declares only those others refer to). */
 static const struct qdisc_ops *const kinds[] = {
 	&prio_qdisc_ops, &sfq_qdisc_ops, &pfifo_qdisc_ops, &bfifo_qdisc_ops,
-	&pfifo_fast_qdisc_ops, &noop_qdisc_ops,
+	&pfifo_fast_qdisc_ops, &htb_qdisc_ops,  &noop_qdisc_ops,
 };
 
 const struct qdisc_ops *qdisc_ops_find(const char *kind)
@@ -220,68 +220,6 @@ uint16_t qdisc_pkt_protocol(const struct pkt *p)
 	return p->vlan_present ? p->vlan_proto : p->protocol;
 }
 
-int tc_get_u32(uint32_t *out, const char *s, int base)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!*s || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, base);
-	if (errno || *end || v > 0xffffffffull)
-		return -EINVAL;
-	*out = (uint32_t)v;
-	return 0;
-}
-
-/* get_size: a number with an optional unit; k/m/g are 1024-based and the
- * bit units divide by 8. */
-int tc_get_size(uint32_t *out, const char *s)
-{
-	static const struct {
-		const char *unit;
-		double mult;
-	} units[] = {
-		{"", 1},	  {"b", 1},	    {"k", 1024},	{"kb", 1024},
-		{"m", 1048576}, {"mb", 1048576}, {"g", 1073741824.0}, {"gb", 1073741824.0},
-		{"kbit", 1024 / 8.0}, {"mbit", 1048576 / 8.0}, {"gbit", 1073741824.0 / 8},
-		{"bit", 1 / 8.0},
-	};
-	char *end;
-	double v;
-
-	if (!*s || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s)
-		return -EINVAL;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcasecmp(end, units[i].unit)) {
-			v *= units[i].mult;
-			if (v > 4294967295.0)
-				return -EINVAL;
-			*out = (uint32_t)v;
-			return 0;
-		}
-	return -EINVAL;
-}
-
-void tc_print_size(FILE *out, uint64_t sz)
-{
-	double kb = 1024, mb = kb * kb, gb = mb * kb;
-
-	if (sz >= gb && sz % (uint64_t)gb < 1024)
-		fprintf(out, "%gGb", (double)sz / gb);
-	else if (sz >= mb && sz % (uint64_t)mb < 1024)
-		fprintf(out, "%gMb", (double)sz / mb);
-	else if (sz >= kb && sz % (uint64_t)kb < 16)
-		fprintf(out, "%gKb", (double)sz / kb);
-	else
-		fprintf(out, "%llub", (unsigned long long)sz);
-}
-
 /* noop: drops everything (3.13's stand-in for a removed prio leaf). */
 static int noop_enqueue(struct qdisc *q, struct pkt *p)
 {
@@ -329,58 +267,30 @@ int qdisc_in_tree(const struct qdisc *root, const struct qdisc *q)
 	return ctx.found;
 }
 
-/* A number followed by one of the units of the table (case-insensitive),
- * scaled and rounded to an integer that fits 64 bits. */
-struct unit {
-	const char *unit;
-	double mult;
-};
 
-static int get_scaled(uint64_t *out, const char *s, const struct unit *units, size_t n)
+void qdisc_watchdog_schedule_ns(struct qdisc *q, uint64_t t_ns)
 {
-	char *end;
-	double v;
+	uint64_t now = q->env->now ? q->env->now(q->env->arg) : 0;
 
-	if (!*s || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0)
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++)
-		if (!strcasecmp(end, units[i].unit)) {
-			v *= units[i].mult;
-			if (v > 1.8e19)
-				return -EINVAL;
-			*out = (uint64_t)(v + 0.5);
-			return 0;
-		}
-	return -EINVAL;
+	/* hrtimer_start on a past expiry fires at once */
+	if (t_ns < now)
+		t_ns = now;
+	if (q->wd.pending && q->wd.expires == t_ns)
+		return;
+	q->wd.pending = 1;
+	q->wd.expires = t_ns;
+	q->wd.id = q->env->watchdog ? q->env->watchdog(q->env->arg, q, t_ns) : 0;
 }
 
-/* tc's rates: bit kbit mbit gbit tbit (1000-based), the IEC kibit mibit
- * gibit tibit (1024-based), and bps kbps mbps gbps tbps meaning BYTES per
- * second (the classic tc trap); a bare number is bits per second. */
-int tc_get_rate(uint64_t *bps, const char *s)
+void qdisc_watchdog_cancel(struct qdisc *q)
 {
-	static const struct unit units[] = {
-		{"", 1},	   {"bit", 1},		 {"kbit", 1e3},	       {"mbit", 1e6},
-		{"gbit", 1e9},	   {"tbit", 1e12},	 {"kibit", 1024.0},    {"mibit", 1048576.0},
-		{"gibit", 1073741824.0}, {"tibit", 1099511627776.0}, {"bps", 8},
-		{"kbps", 8e3},	   {"mbps", 8e6},	 {"gbps", 8e9},	       {"tbps", 8e12},
-		{"kibps", 8 * 1024.0}, {"mibps", 8 * 1048576.0}, {"gibps", 8 * 1073741824.0},
-	};
-
-	return get_scaled(bps, s, units, sizeof(units) / sizeof(units[0]));
+	q->wd.pending = 0;
 }
 
-/* A duration: a number with ns, us/usec, ms/msec, s/sec; bare = seconds. */
-int tc_get_time_ns(uint64_t *ns, const char *s)
+int qdisc_watchdog_fired(struct qdisc *q, uint64_t id)
 {
-	static const struct unit units[] = {
-		{"", 1e9}, {"s", 1e9}, {"sec", 1e9}, {"secs", 1e9}, {"ms", 1e6}, {"msec", 1e6},
-		{"msecs", 1e6}, {"us", 1e3}, {"usec", 1e3}, {"usecs", 1e3}, {"ns", 1}, {"nsec", 1},
-	};
-
-	return get_scaled(ns, s, units, sizeof(units) / sizeof(units[0]));
+	if (!q->wd.pending || q->wd.id != id)
+		return 0;
+	q->wd.pending = 0;
+	return 1;
 }

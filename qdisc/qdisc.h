@@ -11,6 +11,7 @@
 #include "bpf.h"
 #include "cls.h"
 #include "pkt.h"
+#include "sched_rate.h"
 
 /* Enqueue results (include/linux/netdevice.h). */
 #define NET_XMIT_SUCCESS 0
@@ -34,6 +35,8 @@ enum qtrace_rule {
 	QRULE_PRIOMAP,  /* no filter matched (or none): priomap[priority & 15] */
 	QRULE_FALLBACK, /* the classid names no band (minor 0 or too big): priomap[0] */
 	QRULE_DROP,     /* sfq: the classid names no bucket, the packet is dropped */
+	QRULE_DEFAULT,  /* htb: no class from priority or filters: the default class */
+	QRULE_DIRECT,   /* htb: the qdisc itself, or no class and no default: direct queue */
 };
 struct qtrace {
 	enum qtrace_kind kind;
@@ -72,6 +75,11 @@ struct qdisc_env {
 	void (*drop)(void *arg, struct pkt *p);       /* a packet left, dropped */
 	uint64_t (*random)(void *arg);                /* the seeded generator */
 	void (*arm_timer)(void *arg, struct qdisc *q, uint64_t at_ns);
+	/* Arms q's watchdog to fire at at_ns (qdisc_watchdog_schedule_ns has
+	 * decided it must) and returns the id the firing will carry; when it
+	 * fires and q->wd still holds that id, the device asks its root for a
+	 * packet again. NULL: nothing fires (unit tests read q->wd). */
+	uint64_t (*watchdog)(void *arg, struct qdisc *q, uint64_t at_ns);
 	/* q is going away: its armed timers must not fire */
 	void (*cancel_timers)(void *arg, const struct qdisc *q);
 	/* the root qdisc classified p (its verdict fields are set) */
@@ -98,6 +106,7 @@ struct qdisc_class {
 	struct qdisc_stats stats;  /* the class's own (sfq bucket) or the leaf's */
 	uint64_t allot;            /* sfq xstats, else 0 */
 	int has_allot;
+	const void *priv;           /* the kind's own class (class_dump), or NULL */
 };
 
 struct qdisc_ops {
@@ -131,6 +140,34 @@ struct qdisc_ops {
 		     void *arg);
 	/* a child lost n packets / len bytes outside its enqueue/dequeue */
 	void (*qlen_notify)(struct qdisc *q, struct qdisc *child);
+
+	/* ---- classes that tc creates and removes (htb): tc class add|change|
+	 * replace|del, and filters on a class. NULL for kinds whose classes
+	 * are fixed (prio's bands, sfq's buckets). ---- */
+	/* cops->find: 1 if classid names a class of q */
+	int (*class_find)(const struct qdisc *q, uint32_t classid);
+	/* cops->change: creates class classid under parentid (TC_H_ROOT, or a
+	 * classid the kind may not know) when it does not exist, else changes
+	 * it, from the kind's words as tc parses them. 0 or -errno with the
+	 * message; on success err holds what the kernel warns (extack), or "". */
+	int (*class_change)(struct qdisc *q, uint32_t classid, uint32_t parentid, int argc,
+			    char **argv, char *err, size_t errlen);
+	/* cops->delete */
+	int (*class_delete)(struct qdisc *q, uint32_t classid, char *err, size_t errlen);
+	/* cops->tcf_block: the filter chain of class classid, NULL if none */
+	struct tcf_chain *(*class_chain)(struct qdisc *q, uint32_t classid);
+	/* tc class show: the kind's options after "class KIND ID parent P
+	 * [leaf H:] ", and with -s the kind's xstats lines (print_xstats) */
+	void (*class_dump)(const struct qdisc *q, const struct qdisc_class *c, FILE *out,
+			   int details);
+	void (*class_dump_xstats)(const struct qdisc *q, const struct qdisc_class *c, FILE *out);
+};
+
+/* The kernel's struct qdisc_watchdog: one pending expiry per qdisc. */
+struct qdisc_watchdog {
+	uint64_t expires; /* ns */
+	uint64_t id;      /* the env's handle of the armed event */
+	int pending;
 };
 
 struct qdisc {
@@ -142,8 +179,10 @@ struct qdisc {
 	struct tcf_chain chain; /* filters (if ops->has_filters) */
 	struct qdisc_stats s;
 	int invisible;          /* a default child (handle 0) */
+	int unlisted;           /* not in the device's qdisc hash: no dump lists it */
 	char where[160];        /* "file:line" of the tc command that added it ("" if none) */
 	uint64_t seq;           /* creation order on the device (tc qdisc show) */
+	struct qdisc_watchdog wd;
 	void *priv;
 };
 
@@ -166,6 +205,17 @@ int qdisc_in_tree(const struct qdisc *root, const struct qdisc *q);
 /* The qdisc with this handle in the tree under root, or NULL. */
 struct qdisc *qdisc_lookup(struct qdisc *root, uint32_t handle);
 
+/* The watchdog of a non-work-conserving qdisc: a qdisc that holds packets
+ * but answers NULL to a dequeue arms it for the time it may send, and the
+ * device asks again then (sch_api.c). A new time replaces a pending one
+ * unless equal, as the kernel's hrtimer re-arm does; a time already past
+ * fires at once. */
+void qdisc_watchdog_schedule_ns(struct qdisc *q, uint64_t t_ns);
+void qdisc_watchdog_cancel(struct qdisc *q);
+/* For the env: the event with this id fired; 1 if it is q's pending
+ * watchdog (now no longer pending), 0 if it was replaced or cancelled. */
+int qdisc_watchdog_fired(struct qdisc *q, uint64_t id);
+
 /* Helpers for the kinds. */
 int qdisc_drop(struct qdisc *q, struct pkt *p, enum pkt_drop why); /* NET_XMIT_DROP */
 void qdisc_enqueued(struct qdisc *q, const struct pkt *p); /* qlen/backlog + peaks */
@@ -178,15 +228,9 @@ void qdisc_pkt_skb(const struct qdisc *q, const struct pkt *p, struct bpf_skb *s
 /* tc_skb_protocol: the VLAN protocol for an out-of-band tag, else skb->protocol */
 uint16_t qdisc_pkt_protocol(const struct pkt *p);
 
-/* Option words, as iproute2 reads them. */
-int tc_get_u32(uint32_t *out, const char *s, int base);
-int tc_get_size(uint32_t *out, const char *s); /* "1514", "1kb", "8kbit" */
-void tc_print_size(FILE *out, uint64_t bytes); /* sprint_size: 1514b, 10Kb */
-int tc_get_rate(uint64_t *bps, const char *s);   /* "10mbit", "1gbit", "100kbps" (bytes!) */
-int tc_get_time_ns(uint64_t *ns, const char *s); /* "10ms", "2s", "500us"; bare = s */
-
 extern const struct qdisc_ops pfifo_qdisc_ops, bfifo_qdisc_ops, prio_qdisc_ops,
 	sfq_qdisc_ops, noop_qdisc_ops, pfifo_fast_qdisc_ops;
+extern const struct qdisc_ops htb_qdisc_ops;
 
 
 /* ---- tracing helpers for the kinds (traced packets only) ---- */

@@ -441,6 +441,19 @@ static void x_classify(FILE *out, const struct xclassify *c, const struct explai
 	} else if (!strcmp(c->kind, "pfifo_fast")) {
 		fprintf(out, "  band %d: pfifo_fast's priomap[priority & 15] = priomap[%u] (skb->priority %s)\n",
 			q->band, q->map_index, pr);
+	} else if (!strcmp(c->kind, "htb")) {
+		if (q->rule == QRULE_DIRECT)
+			fprintf(out, "  the direct queue of %s (htb_classify: %s)\n", h,
+				q->verdict == VERDICT_NONE || q->verdict == VERDICT_UNCLASSIFIED
+				    ? "no class, and no default leaf"
+				    : "the qdisc itself, X:0");
+		else if (q->rule == QRULE_DEFAULT)
+			fprintf(out, "  class %s: the default class of %s (nothing named a leaf)\n", cl, h);
+		else if (q->rule == QRULE_DROP)
+			fprintf(out, "  a filter's action took the packet\n");
+		else
+			fprintf(out, "  class %s: a leaf of %s named by the %s\n", cl, h,
+				q->rule == QRULE_PRIORITY ? "priority" : "filter");
 	} else if (q->rule == QRULE_DROP) {
 		fprintf(out, "  classid %s names no bucket of %s: dropped\n", cid, h);
 	} else if (q->class_chosen) {

@@ -51,6 +51,8 @@ static const char *rule_word(enum qtrace_rule r)
 	case QRULE_PRIOMAP: return "priomap";
 	case QRULE_FALLBACK: return "fallback";
 	case QRULE_DROP: return "drop";
+	case QRULE_DEFAULT: return "default";
+	case QRULE_DIRECT: return "direct";
 	default: return "none";
 	}
 }

@@ -3,9 +3,10 @@
  *
  * Simultaneous events run in a fixed order: first every transmission that
  * completes at that instant (the device dequeues its next packet at once),
- * then qdisc timers, then arrivals; within a kind, in the order they were
- * scheduled. So a packet arriving exactly when the wire frees finds the
- * device already busy with the next queued packet, if there is one. */
+ * then qdisc timers (sfq perturbation, watchdogs), then arrivals; within a
+ * kind, in the order they were scheduled. So a packet arriving exactly when
+ * the wire frees finds the device already busy with the next queued packet,
+ * if there is one. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,6 +26,9 @@ struct event {
 	enum ev_kind kind;
 	void *obj; /* dev (TX_DONE), qdisc (TIMER), sim_source (ARRIVAL) */
 	struct dev *dev;
+	/* a TIMER that is obj's watchdog (its seq is the watchdog's id): it may
+	 * have been replaced or cancelled since, and then fires nothing */
+	int watchdog;
 };
 
 struct ev_heap {
@@ -41,7 +45,8 @@ static int ev_before(const struct event *a, const struct event *b)
 	return a->seq < b->seq;
 }
 
-static int ev_push(struct sim *s, uint64_t t, enum ev_kind kind, void *obj, struct dev *d)
+static int ev_push(struct sim *s, uint64_t t, enum ev_kind kind, void *obj, struct dev *d,
+		   int watchdog)
 {
 	struct ev_heap *h = s->events;
 	size_t i;
@@ -56,7 +61,8 @@ static int ev_push(struct sim *s, uint64_t t, enum ev_kind kind, void *obj, stru
 		h->cap = cap;
 	}
 	i = h->n++;
-	h->v[i] = (struct event){.t = t, .seq = s->next_seq++, .kind = kind, .obj = obj, .dev = d};
+	h->v[i] = (struct event){.t = t, .seq = s->next_seq++, .kind = kind, .obj = obj, .dev = d,
+			       .watchdog = watchdog};
 	if (kind != EV_TIMER)
 		s->work_events++;
 	while (i > 0 && ev_before(&h->v[i], &h->v[(i - 1) / 2])) {
@@ -181,8 +187,29 @@ static void env_arm_timer(void *arg, struct qdisc *q, uint64_t at)
 {
 	struct dev *d = arg;
 
-	if (ev_push(d->sim, at, EV_TIMER, q, d))
+	if (ev_push(d->sim, at, EV_TIMER, q, d, 0))
 		sim_fail(d->sim, -ENOMEM, "out of memory");
+}
+
+/* The watchdog's event is an ordinary qdisc timer (same place among
+ * simultaneous events); a re-armed watchdog leaves its old event behind,
+ * which fires nothing. */
+static uint64_t env_watchdog(void *arg, struct qdisc *q, uint64_t at)
+{
+	struct dev *d = arg;
+
+	if (ev_push(d->sim, at, EV_TIMER, q, d, 1))
+		sim_fail(d->sim, -ENOMEM, "out of memory");
+	return d->sim->next_seq - 1;
+}
+
+/* A stale watchdog event: its qdisc is gone, or it was re-armed or
+ * cancelled since. */
+static int wd_stale(const struct event *e)
+{
+	const struct qdisc *q = e->obj;
+
+	return !q || !q->wd.pending || q->wd.id != e->seq;
 }
 
 /* A destroyed qdisc's timers stay in the heap as void events. */
@@ -243,6 +270,7 @@ int sim_dev_add(struct sim *s, const char *name, struct dev **out, char *err, si
 		.drop = env_drop,
 		.random = env_random,
 		.arm_timer = env_arm_timer,
+		.watchdog = env_watchdog,
 		.cancel_timers = env_cancel_timers,
 		.classified = env_classified,
 		.arg = d,
@@ -363,7 +391,9 @@ static uint64_t tx_time(struct dev *d, const struct pkt *p)
 	return q + (r != 0); /* rounded up */
 }
 
-/* Work-conserving: an idle device takes the next packet at once. */
+/* An idle device takes the next packet at once. A shaper may hold packets
+ * and still answer NULL: it has armed its watchdog, whose firing kicks the
+ * device again. */
 static void dev_kick(struct dev *d)
 {
 	struct pkt *p;
@@ -580,6 +610,11 @@ static int skip_idle_timers(struct sim *s, uint64_t end)
 
 		if (e->kind != EV_TIMER || e->t > end || !q)
 			continue;
+		if (e->watchdog) {
+			if (!wd_stale(e))
+				return 0; /* a shaper waits: not an idle timer */
+			continue;
+		}
 		if (!q->ops->idle_period || !q->ops->idle_period(q))
 			return 0;
 		k++;
@@ -598,8 +633,8 @@ static int skip_idle_timers(struct sim *s, uint64_t end)
 			h->v[kept++] = *e;
 			continue;
 		}
-		if (!e->obj)
-			continue; /* a destroyed qdisc's: stepping pops it for nothing */
+		if (!e->obj || e->watchdog)
+			continue; /* destroyed or stale: stepping pops it for nothing */
 		it = &v[k++];
 		it->q = e->obj;
 		it->d = e->dev;
@@ -703,6 +738,12 @@ int sim_run_until(struct sim *s, uint64_t until)
 		case EV_TIMER: {
 			struct qdisc *q = e.obj;
 
+			if (e.watchdog) {
+				/* qdisc_watchdog: the root runs again */
+				if (q && qdisc_watchdog_fired(q, e.seq))
+					dev_kick(e.dev);
+				break;
+			}
 			if (q && q->ops->timer) /* NULL: the qdisc was destroyed */
 				q->ops->timer(q);
 			dev_kick(e.dev);

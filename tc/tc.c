@@ -28,9 +28,9 @@
  *  - Not modelled, refused with a message: ingress/clsact, estimators,
  *    size tables, shared blocks, chains other than 0, tc -batch/-json and
  *    the other global options but -s and -d, `tc class add|change|
- *    replace|del` (prio and sfq classes have no parameters), moving an
- *    existing qdisc to another parent (3.13 would share it; current
- *    kernels refuse).
+ *    replace|del` on prio and sfq (their classes have no parameters;
+ *    htb's have: tc_class.c), moving an existing qdisc to another parent
+ *    (3.13 would share it; current kernels refuse).
  *  - `tc qdisc del` and `tc filter del` do not parse the kind's options
  *    (tc would; the kernel never looks at them).
  */

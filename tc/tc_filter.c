@@ -137,10 +137,11 @@ static int check_filter_words(struct tc_cmd *c, const struct filter_req *r, uint
 	return 0;
 }
 
-/* __tcf_qdisc_find and __tcf_block_find: the qdisc whose chain the
- * request means. prio and sfq keep filters on the qdisc, not its classes. */
+/* __tcf_qdisc_find, __tcf_qdisc_cl_find and __tcf_block_find: the qdisc the
+ * request means and the chain: the qdisc's own, or a class's (htb; prio
+ * and sfq keep filters on the qdisc, not on its classes). */
 static int filter_qdisc(struct tc_cmd *c, struct dev *d, const struct filter_req *r,
-			struct qdisc **qp)
+			struct qdisc **qp, struct tcf_chain **chain)
 {
 	struct qdisc *q = d->root;
 	char id[32];
@@ -157,22 +158,27 @@ static int filter_qdisc(struct tc_cmd *c, struct dev *d, const struct filter_req
 	if (!q->ops->has_filters)
 		return tc_kfail(c, -EOPNOTSUPP, "Class doesn't support blocks",
 				"%s %x:", q->ops->id, q->handle >> 16);
+	*qp = q;
+	*chain = &q->chain;
 	if (TC_H_MIN(r->parent)) {
-		if (!q->ops->leaf || !q->ops->leaf(q, r->parent))
+		if (q->ops->class_find ? !q->ops->class_find(q, r->parent)
+				       : !q->ops->leaf || !q->ops->leaf(q, r->parent))
 			return tc_kfail(c, -ENOENT, "Specified class doesn't exist", "%s",
 					tc_classid_str(id, sizeof(id), r->parent));
-		return tc_kfail(c, -EINVAL, "Unable to find the block of a class",
-				"%s filters attach to the qdisc %x:, not to class %s", q->ops->id,
-				q->handle >> 16, tc_classid_str(id, sizeof(id), r->parent));
+		if (!q->ops->class_chain)
+			return tc_kfail(c, -EINVAL, "Unable to find the block of a class",
+					"%s filters attach to the qdisc %x:, not to class %s",
+					q->ops->id, q->handle >> 16,
+					tc_classid_str(id, sizeof(id), r->parent));
+		*chain = q->ops->class_chain(q, r->parent);
 	}
-	*qp = q;
 	return 0;
 }
 
 /* The tcf_proto of the chain at this pref, or NULL. */
-static const struct tcf_proto *find_pref(const struct qdisc *q, uint32_t pref)
+static const struct tcf_proto *find_pref(const struct tcf_chain *chain, uint32_t pref)
 {
-	const struct tcf_proto *tp = q->chain.head;
+	const struct tcf_proto *tp = chain->head;
 
 	while (tp && tp->prio >> 16 != pref)
 		tp = tp->next;
@@ -185,6 +191,7 @@ static int filter_modify(struct tc_cmd *c, int create, int excl, int argc, char 
 	struct tcf_request req;
 	struct tcf_env env;
 	struct qdisc *q;
+	struct tcf_chain *chain;
 	struct dev *d;
 	uint32_t handle;
 	char msg[1024];
@@ -196,10 +203,10 @@ static int filter_modify(struct tc_cmd *c, int create, int excl, int argc, char 
 	if (create && !r.protocol_set)
 		r.protocol = ETH_P_ALL;
 	ret = tc_get_dev(c, r.dev, 1, &d);
-	if (ret || (ret = filter_qdisc(c, d, &r, &q)))
+	if (ret || (ret = filter_qdisc(c, d, &r, &q, &chain)))
 		return ret;
 	if (r.kind && !tcf_ops_find(r.kind)) {
-		const struct tcf_proto *tp = find_pref(q, r.pref);
+		const struct tcf_proto *tp = find_pref(chain, r.pref);
 
 		if (tp)
 			return tc_kfail(c, -EINVAL,
@@ -221,7 +228,7 @@ static int filter_modify(struct tc_cmd *c, int create, int excl, int argc, char 
 	};
 	env = (struct tcf_env){.kernel = d->env.kernel, .ifindex = d->ifindex};
 	msg[0] = 0;
-	ret = tcf_chain_change(&q->chain, &req, &env, msg, sizeof(msg));
+	ret = tcf_chain_change(chain, &req, &env, msg, sizeof(msg));
 	return ret ? tc_pass_on(c, ret, msg) : 0;
 }
 
@@ -231,6 +238,7 @@ static int filter_delete(struct tc_cmd *c, int argc, char **argv)
 {
 	const struct tcf_proto *tp;
 	struct filter_req r;
+	struct tcf_chain *chain;
 	struct tcf_request req;
 	struct qdisc *q;
 	struct dev *d;
@@ -248,11 +256,11 @@ static int filter_delete(struct tc_cmd *c, int argc, char **argv)
 		return tc_kfail(c, -ENOENT,
 				"Cannot flush filters with protocol, handle or kind set",
 				"give a pref");
-	ret = filter_qdisc(c, d, &r, &q);
+	ret = filter_qdisc(c, d, &r, &q, &chain);
 	if (ret)
 		return ret;
 	if (r.pref) {
-		tp = find_pref(q, r.pref);
+		tp = find_pref(chain, r.pref);
 		if (!tp)
 			return tc_kfail(c, -ENOENT,
 					"Filter with specified priority/protocol not found",
@@ -275,7 +283,7 @@ static int filter_delete(struct tc_cmd *c, int argc, char **argv)
 	    .basedir = c->basedir,
 	};
 	msg[0] = 0;
-	ret = tcf_chain_delete(&q->chain, &req, msg, sizeof(msg));
+	ret = tcf_chain_delete(chain, &req, msg, sizeof(msg));
 	return ret ? tc_pass_on(c, ret, msg) : 0;
 }
 

@@ -153,6 +153,14 @@ static int class_leaf(struct tc_cmd *c, struct qdisc *p, uint32_t clid, struct q
 	if (!tc_classful(p))
 		return tc_kfail(c, -EOPNOTSUPP, "Parent qdisc is not classful",
 				"%s %x:", p->ops->id, p->handle >> 16);
+	if (p->ops->class_find) {
+		/* an inner class (htb) exists and holds no qdisc: *q stays NULL */
+		if (!p->ops->class_find(p, clid))
+			return tc_kfail(c, -ENOENT, "Specified class not found", "%s",
+					tc_classid_str(id, sizeof(id), clid));
+		*q = p->ops->leaf(p, clid);
+		return 0;
+	}
 	if (p->ops->leaf)
 		*q = p->ops->leaf(p, clid);
 	if (!*q)
@@ -181,11 +189,12 @@ static uint32_t alloc_handle(struct sim *s, const struct dev *d)
 	return 0;
 }
 
-/* tc sends TCA_OPTIONS when the kind's parser put some in: prio always
- * (its full tc_prio_qopt), the others only when given words. */
+/* tc sends TCA_OPTIONS when the kind's parser put some in: prio and htb
+ * always (their full tc_prio_qopt, tc_htb_glob), the others only when given
+ * words. */
 static int sends_options(const char *kind, int argc)
 {
-	return argc > 0 || (kind && !strcmp(kind, "prio"));
+	return argc > 0 || (kind && (!strcmp(kind, "prio") || !strcmp(kind, "htb")));
 }
 
 static int new_default_root(struct tc_cmd *c, struct dev *d)
@@ -365,6 +374,9 @@ static int qdisc_delete(struct tc_cmd *c, int argc, char **argv)
 			ret = class_leaf(c, p, clid, &q);
 			if (ret)
 				return ret;
+			if (!q)
+				return tc_kfail(c, -ENOENT, "Cannot find qdisc with specified classid",
+						"%s is an inner class", r.parent_word);
 		} else {
 			q = d->root;
 		}

@@ -24,7 +24,7 @@ static void order_class(void *arg, const struct qdisc_class *c)
 
 	if (!c->leaf)
 		return;
-	if (!c->leaf->invisible || ctx->invisible) {
+	if (!c->leaf->unlisted && (!c->leaf->invisible || ctx->invisible)) {
 		if (ctx->n < ctx->max)
 			ctx->v[ctx->n] = c->leaf;
 		ctx->n++;
@@ -179,12 +179,18 @@ static void print_class(void *arg, const struct qdisc_class *c)
 	}
 	if (c->leaf && c->leaf->handle)
 		fprintf(ctx->out, "leaf %x: ", c->leaf->handle >> 16);
+	if (ctx->q->ops->class_dump)
+		ctx->q->ops->class_dump(ctx->q, c, ctx->out, ctx->o->details);
 	fputc('\n', ctx->out);
 	if (!ctx->o->stats)
 		return;
-	print_stats(ctx->out, &c->stats, c->leaf != NULL);
+	print_stats(ctx->out, &c->stats, c->leaf != NULL || ctx->q->ops->class_dump);
 	if (c->has_allot)
 		fprintf(ctx->out, "  allot %lld\n", (long long)(int32_t)c->allot);
+	if (ctx->q->ops->class_dump_xstats) {
+		ctx->q->ops->class_dump_xstats(ctx->q, c, ctx->out);
+		fputc('\n', ctx->out);
+	}
 }
 
 static void show_classes_of(const struct dev *d, const struct qdisc *q, FILE *out,
@@ -230,22 +236,35 @@ static void print_filter_line(void *arg, const char *text)
 	fprintf(ctx->out, "%s%s\n", ctx->head, text);
 }
 
-/* tc_dump_tfilter: the root qdisc's chain, or the qdisc named by parent;
- * a class (minor) has no chain of its own in prio and sfq. Per tcf_proto a
- * header line, then one line per program from the kind's dump. */
+/* tc_dump_tfilter: the root qdisc's chain, or the qdisc named by parent,
+ * or the chain of a class of it (htb); prio's and sfq's classes have none.
+ * Per tcf_proto a header line, then one line per program from the kind's
+ * dump. tc names the parent unless it is the one asked for. */
 void tc_show_filter_opts(const struct dev *d, FILE *out, const struct tc_show_opts *o)
 {
 	const struct qdisc *q = d->root;
+	const struct tcf_chain *chain;
+	uint32_t parent;
 	char head[256], id[32], proto[32];
 
 	if (o->has_parent) {
 		q = qdisc_lookup(d->root, TC_H_MAJ(o->parent));
-		if (!q || TC_H_MIN(o->parent))
+		if (!q)
 			return;
 	}
 	if (!q->ops->has_filters)
 		return;
-	for (const struct tcf_proto *tp = q->chain.head; tp; tp = tp->next) {
+	chain = &q->chain;
+	parent = q->handle;
+	if (o->has_parent && TC_H_MIN(o->parent)) {
+		if (!q->ops->class_chain)
+			return;
+		chain = q->ops->class_chain((struct qdisc *)q, o->parent);
+		if (!chain)
+			return;
+		parent = o->parent;
+	}
+	for (const struct tcf_proto *tp = chain->head; tp; tp = tp->next) {
 		struct filter_ctx ctx = {.out = out, .head = head};
 		size_t n = 0;
 
@@ -256,8 +275,8 @@ void tc_show_filter_opts(const struct dev *d, FILE *out, const struct tc_show_op
 		n += (size_t)snprintf(head + n, sizeof(head) - n, "filter ");
 		if (o->with_dev)
 			n += (size_t)snprintf(head + n, sizeof(head) - n, "dev %s ", d->name);
-		if (!o->has_parent || o->parent != q->handle) {
-			tc_print_classid(id, sizeof(id), q->handle);
+		if (!o->has_parent || o->parent != parent) {
+			tc_print_classid(id, sizeof(id), parent);
 			n += (size_t)snprintf(head + n, sizeof(head) - n, "parent %s ", id);
 		}
 		if (!o->protocol) {

@@ -14,6 +14,7 @@ static const char *const drop_names[DROP_REASONS] = {
 	[DROP_QDISC_DESTROY] = "qdisc_destroyed",
 	[DROP_NOOP] = "noop",
 	[DROP_FILTER_SHOT] = "filter_shot",
+	[DROP_TBF_SIZE] = "tbf_max_size",
 };
 
 const char *pkt_drop_name(enum pkt_drop r)

@@ -16,6 +16,7 @@ enum pkt_drop {
 	DROP_QDISC_DESTROY, /* queued in a qdisc that was replaced/removed */
 	DROP_NOOP,          /* sent to a noop qdisc (3.13 after del of a leaf) */
 	DROP_FILTER_SHOT,   /* a filter's action took it (TC_ACT_SHOT, STOLEN, ...: htb) */
+	DROP_TBF_SIZE,      /* longer than tbf's max_size (its burst, or mtu) */
 	DROP_REASONS
 };
 const char *pkt_drop_name(enum pkt_drop r);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "outfile.h"
 #include "output.h"
 #include "report.h"
 #include "run_opts.h"
@@ -51,20 +52,17 @@ static const char usage_run[] =
 /* The JSON report goes to a temporary file opened before the run, renamed
  * into place only when everything succeeded: a failure leaves nothing. */
 struct json_out {
-	FILE *f;
-	char tmp[4096];
+	struct outfile o; /* o.f NULL: no file (none asked, or "-") */
 	const char *path;
 };
 
 static int json_open(struct json_out *j, const char *path)
 {
 	j->path = path;
-	j->f = NULL;
+	j->o = (struct outfile){0};
 	if (!path || !strcmp(path, "-"))
 		return 0;
-	snprintf(j->tmp, sizeof(j->tmp), "%s.tmp.%d", path, (int)getpid());
-	j->f = fopen(j->tmp, "w");
-	if (!j->f) {
+	if (outfile_open(&j->o, path, "w")) {
 		fprintf(stderr, "tcsim: --json %s: %s\n", path, strerror(errno));
 		return 1;
 	}
@@ -73,25 +71,18 @@ static int json_open(struct json_out *j, const char *path)
 
 static void json_abort(struct json_out *j)
 {
-	if (j->f) {
-		fclose(j->f);
-		unlink(j->tmp);
-		j->f = NULL;
-	}
+	outfile_abort(&j->o);
 }
 
 static int json_commit(struct json_out *j, const struct sim *s)
 {
-	if (!j->f)
+	if (!j->o.f)
 		return 0;
-	report_json(s, j->f);
-	if (fflush(j->f) || ferror(j->f) || fclose(j->f) || rename(j->tmp, j->path)) {
+	report_json(s, j->o.f);
+	if (outfile_commit(&j->o)) {
 		fprintf(stderr, "tcsim: --json %s: %s\n", j->path, strerror(errno));
-		unlink(j->tmp);
-		j->f = NULL;
 		return 1;
 	}
-	j->f = NULL;
 	return 0;
 }
 

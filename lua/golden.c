@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "json.h"
 #include "json_diff.h"
 #include "lua_tcsim.h"
@@ -79,26 +80,22 @@ static char *results_doc(lua_State *L, struct scenario *sc, size_t *len)
 /* path whole, or not at all; "-" = stdout */
 static int write_whole(const char *path, const char *text, size_t len, const char *what, FILE *err)
 {
-	char tmp[4200];
-	FILE *f;
+	struct outfile o;
+	int r;
 
 	if (!strcmp(path, "-")) {
 		fwrite(text, 1, len, stdout);
 		return fflush(stdout) ? 1 : 0;
 	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	f = fopen(tmp, "w");
-	if (!f) {
+	if (outfile_open(&o, path, "w")) {
 		fprintf(err, "tcsim: %s %s: %s\n", what, path, strerror(errno));
 		return 1;
 	}
-	fwrite(text, 1, len, f);
-	if (fflush(f) || ferror(f) || fclose(f) || rename(tmp, path)) {
-		fprintf(err, "tcsim: %s %s: %s\n", what, path, strerror(errno));
-		unlink(tmp);
-		return 1;
-	}
-	return 0;
+	fwrite(text, 1, len, o.f);
+	if ((r = outfile_commit(&o)))
+		fprintf(err, "tcsim: %s %s: %s\n", what, path, strerror(-r));
+	outfile_abort(&o);
+	return r ? 1 : 0;
 }
 
 /* --expect: the differences, on stdout; 0 when none. */

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "cls.h"
 #include "lua_tcsim.h"
 #include "output.h"
@@ -586,20 +587,16 @@ static int l_sim_devices(lua_State *L)
 /* Writes to a temporary file renamed into place: nothing half-written. */
 static int write_json_file(lua_State *L, const struct sim *s, const char *path)
 {
-	char tmp[4200];
-	FILE *f;
+	struct outfile o;
+	int r;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	f = fopen(tmp, "w");
-	if (!f)
+	if (outfile_open(&o, path, "w"))
 		return luaL_error(L, "report: %s: %s", path, strerror(errno));
-	report_json(s, f);
-	if (fflush(f) || ferror(f) || fclose(f) || rename(tmp, path)) {
-		int e = errno;
-
-		unlink(tmp);
-		return luaL_error(L, "report: %s: %s", path, strerror(e));
-	}
+	report_json(s, o.f);
+	r = outfile_commit(&o);
+	outfile_abort(&o);
+	if (r)
+		return luaL_error(L, "report: %s: %s", path, strerror(-r));
 	return 0;
 }
 

@@ -107,6 +107,8 @@ struct qdisc_class {
 	uint64_t allot;            /* sfq xstats, else 0 */
 	int has_allot;
 	const void *priv;           /* the kind's own class (class_dump), or NULL */
+	int no_stats; /* the kind dumps no class statistics (tbf): tc -s prints an empty line */
+	const char *where; /* "file:line" of the tc command that last set the class, or NULL */
 };
 
 struct qdisc_ops {
@@ -161,6 +163,20 @@ struct qdisc_ops {
 	void (*class_dump)(const struct qdisc *q, const struct qdisc_class *c, FILE *out,
 			   int details);
 	void (*class_dump_xstats)(const struct qdisc *q, const struct qdisc_class *c, FILE *out);
+
+	/* ---- extra counters for the JSON results and Lua (report.c) ----
+	 * The i-th (name, value) of the kind's own counters, as tc -s names
+	 * them: 0, or non-zero past the last. NULL: none, so the JSON rows of
+	 * the kinds without them keep exactly their keys. */
+	int (*xstat)(const struct qdisc *q, int i, const char **name, int64_t *v);
+	/* The same for a class of q (c from walk). A kind that has it gives a
+	 * class's parent class in c->parent (TC_H_ROOT at the top), and the
+	 * report rows of its inner classes add up what their leaves sent. */
+	int (*class_xstat)(const struct qdisc *q, const struct qdisc_class *c, int i,
+			   const char **name, int64_t *v);
+	/* The tc command at `where` created or changed class classid: its walk
+	 * gives it back as c->where, for lint's messages. NULL: not kept. */
+	void (*class_where)(struct qdisc *q, uint32_t classid, const char *where);
 };
 
 /* The kernel's struct qdisc_watchdog: one pending expiry per qdisc. */
@@ -229,7 +245,7 @@ void qdisc_pkt_skb(const struct qdisc *q, const struct pkt *p, struct bpf_skb *s
 uint16_t qdisc_pkt_protocol(const struct pkt *p);
 
 extern const struct qdisc_ops pfifo_qdisc_ops, bfifo_qdisc_ops, prio_qdisc_ops,
-	sfq_qdisc_ops, noop_qdisc_ops, pfifo_fast_qdisc_ops;
+	sfq_qdisc_ops, noop_qdisc_ops, pfifo_fast_qdisc_ops, tbf_qdisc_ops;
 extern const struct qdisc_ops htb_qdisc_ops;
 
 

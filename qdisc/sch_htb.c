@@ -81,6 +81,7 @@ struct htb_class {
 	int64_t pq_key;			      /* when its mode changes, while not CAN_SEND */
 	uint64_t pq_seq;		      /* order of equal keys: first queued, first out */
 	int pq_index;			      /* in its level's wait queue, -1 when not there */
+	char where[160]; /* the tc line that last set it (lint names it) */
 };
 
 /* A level's wait queue: the classes not in CAN_SEND, earliest pq_key
@@ -1463,6 +1464,7 @@ static void htb_walk(const struct qdisc *sch, void (*fn)(void *arg, const struct
 			    .parent = cl->parent ? cl->parent->classid : TC_H_ROOT,
 			    .leaf = cl->level ? NULL : cl->q,
 			    .priv = cl,
+			    .where = cl->where,
 			};
 
 			c.stats.bytes = cl->bytes;
@@ -1542,6 +1544,62 @@ static void htb_class_dump_xstats(const struct qdisc *sch, const struct qdisc_cl
 		htb_ticks_clamped(cl->ctokens));
 }
 
+/* The JSON results' htb keys: the numbers tc -s qdisc show prints */
+static int htb_xstat(const struct qdisc *sch, int i, const char **name, int64_t *v)
+{
+	const struct htb_sched *q = sch->priv;
+
+	switch (i) {
+	case 0: *name = "direct_packets_stat"; *v = q->direct_pkts; return 0;
+	case 1: *name = "direct_qlen"; *v = q->direct_qlen; return 0;
+	}
+	return -1;
+}
+
+/* ... and those of tc -s class show (tokens and ctokens in its ticks, as it
+ * prints them; rates in bit/s as the device's rate_bps). sent_* are the
+ * class's bstats: counted at dequeue, through inner classes too. */
+static int htb_class_xstat(const struct qdisc *sch, const struct qdisc_class *c, int i,
+			   const char **name, int64_t *v)
+{
+	const struct htb_class *cl = c->priv;
+
+	switch (i) {
+	case 0: *name = "level"; *v = cl->level; return 0;
+	case 1: *name = "prio"; *v = cl->prio; return 0;
+	case 2: *name = "quantum"; *v = cl->quantum; return 0;
+	case 3: *name = "rate_bps"; *v = (int64_t)(cl->rate.rate_bytes_ps * 8); return 0;
+	case 4: *name = "ceil_bps"; *v = (int64_t)(cl->ceil.rate_bytes_ps * 8); return 0;
+	case 5:
+		*name = "burst";
+		*v = tc_calc_xmitsize(cl->rate.rate_bytes_ps, (uint32_t)PSCHED_NS2TICKS(cl->buffer));
+		return 0;
+	case 6:
+		*name = "cburst";
+		*v = tc_calc_xmitsize(cl->ceil.rate_bytes_ps, (uint32_t)PSCHED_NS2TICKS(cl->cbuffer));
+		return 0;
+	case 7: *name = "sent_packets"; *v = (int64_t)cl->packets; return 0;
+	case 8: *name = "sent_bytes"; *v = (int64_t)cl->bytes; return 0;
+	case 9: *name = "overlimits"; *v = cl->overlimits; return 0;
+	case 10: *name = "lended"; *v = cl->lends; return 0;
+	case 11: *name = "borrowed"; *v = cl->borrows; return 0;
+	case 12: *name = "giants"; *v = cl->giants; return 0;
+	case 13: *name = "tokens"; *v = htb_ticks_clamped(cl->tokens); return 0;
+	case 14: *name = "ctokens"; *v = htb_ticks_clamped(cl->ctokens); return 0;
+	case 15: *name = "qlen"; *v = c->stats.qlen; return 0;
+	case 16: *name = "backlog_bytes"; *v = (int64_t)c->stats.backlog; return 0;
+	}
+	return -1;
+}
+
+static void htb_class_where(struct qdisc *sch, uint32_t classid, const char *where)
+{
+	struct htb_class *cl = htb_find(sch->priv, classid);
+
+	if (cl)
+		snprintf(cl->where, sizeof(cl->where), "%s", where ? where : "");
+}
+
 const struct qdisc_ops htb_qdisc_ops = {
     .id = "htb",
     .priv_size = sizeof(struct htb_sched),
@@ -1563,4 +1621,7 @@ const struct qdisc_ops htb_qdisc_ops = {
     .class_chain = htb_class_chain,
     .class_dump = htb_class_dump,
     .class_dump_xstats = htb_class_dump_xstats,
+    .xstat = htb_xstat,
+    .class_xstat = htb_class_xstat,
+    .class_where = htb_class_where,
 };

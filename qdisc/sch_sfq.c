@@ -94,6 +94,11 @@ struct sfq_sched_data {
 	/* tuple mode: bucket bindings, found through index chains */
 	struct sfq_binding *bind;
 	int32_t *index;
+	/* the buckets bound since the last reset, so a perturbation clears only
+	 * those (a full sweep of divisor entries per firing made a long, busy
+	 * run at divisor 65536 crawl); nbound > divisor: sweep everything */
+	uint32_t *bound;
+	uint32_t nbound;
 	uint32_t cursor;
 	uint32_t last; /* the bucket found last: packets come in bursts of a flow */
 };
@@ -419,14 +424,30 @@ static void sfq_key_pack(struct sfq_key *key, const struct flow_keys *fk)
 			    (uint64_t)sfq_key_word(fk, 2 * i + 1) << 32;
 }
 
+static uint32_t sfq_key_index(const struct sfq_sched_data *sd, const struct sfq_key *key);
+
 static void sfq_map_reset(struct sfq_sched_data *sd)
 {
 	if (!sd->bind)
 		return;
-	for (uint32_t i = 0; i < sd->divisor; i++) {
-		sd->bind[i].bound = 0;
-		sd->index[i] = -1;
+	if (sd->nbound > sd->divisor) {
+		for (uint32_t i = 0; i < sd->divisor; i++) {
+			sd->bind[i].bound = 0;
+			sd->index[i] = -1;
+		}
+	} else {
+		/* every chain holds bound buckets only: emptying the heads of
+		 * theirs empties the index */
+		for (uint32_t i = 0; i < sd->nbound; i++) {
+			struct sfq_binding *b = &sd->bind[sd->bound[i]];
+
+			if (b->bound) {
+				sd->index[sfq_key_index(sd, &b->key)] = -1;
+				b->bound = 0;
+			}
+		}
 	}
+	sd->nbound = 0;
 	sd->cursor = 0;
 }
 
@@ -497,6 +518,10 @@ static int32_t sfq_tuple_bucket(struct sfq_sched_data *sd, const struct sfq_key 
 take:
 	sd->bind[b].key = *key;
 	sd->bind[b].bound = 1;
+	if (sd->nbound < sd->divisor)
+		sd->bound[sd->nbound] = b;
+	if (sd->nbound <= sd->divisor)
+		sd->nbound++;
 	sd->bind[b].chain = sd->index[h];
 	sd->index[h] = (int32_t)b;
 	sd->cursor = (b + 1) & mask;
@@ -1058,14 +1083,16 @@ static int sfq_init(struct qdisc *q, int argc, char **argv, char *err, size_t er
 	if (sd->hash_mode == SFQ_HASH_TUPLE) {
 		sd->bind = calloc(sd->divisor, sizeof(*sd->bind));
 		sd->index = malloc(sizeof(*sd->index) * sd->divisor);
+		sd->bound = malloc(sizeof(*sd->bound) * sd->divisor);
 	}
 	if (!sd->ht || !sd->slots ||
-	    (sd->hash_mode == SFQ_HASH_TUPLE && (!sd->bind || !sd->index))) {
+	    (sd->hash_mode == SFQ_HASH_TUPLE && (!sd->bind || !sd->index || !sd->bound))) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	for (uint32_t i = 0; i < sd->divisor; i++)
 		sd->ht[i] = SFQ_EMPTY_SLOT;
+	sd->nbound = sd->divisor + 1; /* the index is not initialised yet: sweep it all */
 	sfq_map_reset(sd);
 	for (uint32_t i = 0; i < sd->maxflows; i++)
 		sfq_link(sd, (uint16_t)i);
@@ -1109,10 +1136,12 @@ static void sfq_destroy(struct qdisc *q)
 	free(sd->slots);
 	free(sd->bind);
 	free(sd->index);
+	free(sd->bound);
 	sd->ht = NULL;
 	sd->slots = NULL;
 	sd->bind = NULL;
 	sd->index = NULL;
+	sd->bound = NULL;
 }
 
 /* ---- tc qdisc show / tc class show ---- */

@@ -649,6 +649,7 @@ static void x_report(FILE *out, struct explain *x, const struct sim *s)
 		case DROP_SFQ_REHASH: fputs(" (lost when sfq re-hashed its queues)", out); break;
 		case DROP_QDISC_DESTROY: fputs(" (its qdisc was replaced or deleted)", out); break;
 		case DROP_NOOP: fputs(" (a noop qdisc drops everything)", out); break;
+		case DROP_TBF_SIZE: fputs(" (longer than tbf's burst: it could never send it)", out); break;
 		default: break;
 		}
 		if (x->drop_by)

@@ -119,6 +119,108 @@ static int merge_filters(const struct dev *d, struct fkey **out)
 	return n;
 }
 
+/* ---- the root's classes, as a tree ----
+ * For the kinds whose classes form a tree with counters of their own
+ * (ops->class_xstat: htb). Empty for every other kind, whose rows stay
+ * exactly as they were. */
+struct ctree {
+	struct qdisc_class *c;
+	int n, failed;
+};
+
+static void ctree_add(void *arg, const struct qdisc_class *c)
+{
+	struct ctree *t = arg;
+	struct qdisc_class *v = t->failed ? NULL : realloc(t->c, (size_t)(t->n + 1) * sizeof(*v));
+
+	if (!v) {
+		t->failed = 1; /* no tree: the rows are each class's own */
+		return;
+	}
+	t->c = v;
+	t->c[t->n++] = *c;
+}
+
+static void ctree_load(const struct dev *d, struct ctree *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (d->root->ops->class_xstat && d->root->ops->walk)
+		d->root->ops->walk(d->root, ctree_add, t);
+	if (t->failed) {
+		free(t->c);
+		memset(t, 0, sizeof(*t));
+	}
+}
+
+static const struct qdisc_class *ctree_find(const struct ctree *t, uint32_t classid)
+{
+	for (int i = 0; i < t->n; i++)
+		if (t->c[i].classid == classid)
+			return &t->c[i];
+	return NULL;
+}
+
+/* 1 if class id is class a or below it */
+static int ctree_under(const struct ctree *t, uint32_t id, uint32_t a)
+{
+	for (int depth = 0; depth <= 8; depth++) { /* htb: at most 8 levels */
+		const struct qdisc_class *c;
+
+		if (id == a)
+			return 1;
+		c = ctree_find(t, id);
+		if (!c || c->parent == TC_H_ROOT)
+			return 0;
+		id = c->parent;
+	}
+	return 0;
+}
+
+static int ctree_inner(const struct ctree *t, uint32_t classid)
+{
+	for (int i = 0; i < t->n; i++)
+		if (t->c[i].parent == classid)
+			return 1;
+	return 0;
+}
+
+/* Row i as the report shows it: the class's own, or for an inner class of
+ * a tree, the sum of every row below it. An inner class holds no packets;
+ * what it carried is what its leaves sent (the kernel's bstats of an inner
+ * class count the same packets, at dequeue). Free tmp's histograms after. */
+static const struct class_stats *class_row(const struct dev_stats *st, const struct ctree *t, int i,
+					   struct class_stats *tmp)
+{
+	const struct class_stats *c = &st->classes[i];
+
+	if (!t->n || !ctree_inner(t, c->classid))
+		return c;
+	memset(tmp, 0, sizeof(*tmp));
+	tmp->classid = c->classid;
+	for (int j = 0; j < st->nclasses; j++) {
+		const struct class_stats *l = &st->classes[j];
+
+		if (!ctree_under(t, l->classid, c->classid))
+			continue;
+		tmp->packets += l->packets;
+		tmp->bytes += l->bytes;
+		tmp->drops += l->drops;
+		tmp->drop_bytes += l->drop_bytes;
+		/* out of memory: the delays show fewer samples, the counts stay */
+		(void)(hist_merge(&tmp->queue_delay, &l->queue_delay) ||
+		       hist_merge(&tmp->total_delay, &l->total_delay));
+	}
+	return tmp;
+}
+
+static void class_row_done(const struct class_stats *row, struct class_stats *tmp)
+{
+	if (row == tmp) {
+		hist_free(&tmp->queue_delay);
+		hist_free(&tmp->total_delay);
+	}
+}
+
 static void us(FILE *out, uint64_t ns)
 {
 	fprintf(out, " %10.1f", (double)ns / 1000.0);
@@ -137,6 +239,7 @@ static void text_hist_row(FILE *out, const struct hist *h)
 static void text_device(const struct dev *d, FILE *out)
 {
 	const struct dev_stats *st = &d->st;
+	struct ctree tree;
 	struct vkey *v = NULL;
 	struct fkey *f = NULL;
 	int nv, nf;
@@ -159,8 +262,10 @@ static void text_device(const struct dev *d, FILE *out)
 	fputc('\n', out);
 	fprintf(out, "%-8s %9s %12s %7s %6s | %-59s | %s\n", "class", "packets", "bytes", "drops", "share",
 		"queue delay (us): min mean p50 p90 p99 max", "total delay (us): min mean p50 p90 p99 max");
+	ctree_load(d, &tree);
 	for (int i = 0; i < st->nclasses; i++) {
-		const struct class_stats *c = &st->classes[i];
+		struct class_stats tmp;
+		const struct class_stats *c = class_row(st, &tree, i, &tmp);
 		char id[32];
 
 		tc_print_classid(id, sizeof(id), c->classid);
@@ -170,7 +275,9 @@ static void text_device(const struct dev *d, FILE *out)
 		fputs(" |", out);
 		text_hist_row(out, &c->total_delay);
 		fputc('\n', out);
+		class_row_done(c, &tmp);
 	}
+	free(tree.c);
 	if (st->nsources) {
 		fprintf(out, "\n%-20s %8s %8s %8s %8s %12s | %-59s | %s\n", "source", "arrived", "rejected", "sent",
 			"dropped", "bytes sent", "queue delay (us): min mean p50 p90 p99 max",
@@ -257,6 +364,23 @@ static void json_hist(FILE *out, const struct hist *h)
 		hist_quantile(h, 0.9), hist_quantile(h, 0.99), h->max);
 }
 
+/* A tree kind's own keys of a class row, after the ones every kind has:
+ * its parent class, then the kind's counters (class_xstat). */
+static void json_class_xstats(FILE *out, const struct qdisc *root, const struct qdisc_class *c)
+{
+	const char *name;
+	int64_t val;
+	char parent[32];
+
+	if (c->parent == TC_H_ROOT)
+		snprintf(parent, sizeof(parent), "root");
+	else
+		tc_print_classid(parent, sizeof(parent), c->parent);
+	fprintf(out, ", \"parent\": \"%s\"", parent);
+	for (int i = 0; !root->ops->class_xstat(root, c, i, &name, &val); i++)
+		fprintf(out, ", \"%s\": %" PRId64, name, val);
+}
+
 struct qdisc_json_ctx {
 	FILE *out;
 	int first;
@@ -280,10 +404,18 @@ static void json_qdisc(struct qdisc_json_ctx *ctx, const struct qdisc *q)
 		"%s\n        {\"kind\": \"%s\", \"handle\": \"%s\", \"parent\": \"%s\", \"sent_bytes\": %" PRIu64
 		", \"sent_packets\": %" PRIu64 ", \"drops\": %" PRIu64 ", \"overlimits\": %" PRIu64
 		", \"requeues\": %" PRIu64 ", \"backlog_bytes\": %" PRIu64 ", \"qlen\": %u"
-		", \"peak_backlog_bytes\": %" PRIu64 ", \"peak_qlen\": %u}",
+		", \"peak_backlog_bytes\": %" PRIu64 ", \"peak_qlen\": %u",
 		ctx->first ? "" : ",", q->ops->id, q->invisible ? "0:" : h, p, q->s.bytes, q->s.packets,
 		q->s.drops, q->s.overlimits, q->s.requeues, q->s.backlog, q->s.qlen, q->s.peak_backlog,
 		q->s.peak_qlen);
+	if (q->ops->xstat) {
+		const char *name;
+		int64_t val;
+
+		for (int i = 0; !q->ops->xstat(q, i, &name, &val); i++)
+			fprintf(ctx->out, ", \"%s\": %" PRId64, name, val);
+	}
+	fputc('}', ctx->out);
 	ctx->first = 0;
 	if (q->ops->walk)
 		q->ops->walk(q, json_qdisc_class, ctx);
@@ -293,6 +425,7 @@ static void json_device(const struct dev *d, FILE *out)
 {
 	const struct dev_stats *st = &d->st;
 	struct qdisc_json_ctx ctx = {.out = out, .first = 1};
+	struct ctree tree;
 	struct vkey *v = NULL;
 	struct fkey *f = NULL;
 	int nv, nf, first = 1;
@@ -325,8 +458,11 @@ static void json_device(const struct dev *d, FILE *out)
 			first = 0;
 		}
 	fputs("},\n      \"classes\": [", out);
+	ctree_load(d, &tree);
 	for (int i = 0; i < st->nclasses; i++) {
-		const struct class_stats *c = &st->classes[i];
+		struct class_stats tmp;
+		const struct class_stats *c = class_row(st, &tree, i, &tmp);
+		const struct qdisc_class *qc = ctree_find(&tree, c->classid);
 		char id[32];
 
 		tc_print_classid(id, sizeof(id), c->classid);
@@ -337,8 +473,13 @@ static void json_device(const struct dev *d, FILE *out)
 		json_hist(out, &c->queue_delay);
 		fputs(", \"total\": ", out);
 		json_hist(out, &c->total_delay);
-		fputs("}}", out);
+		fputc('}', out);
+		if (qc)
+			json_class_xstats(out, d->root, qc);
+		fputc('}', out);
+		class_row_done(c, &tmp);
 	}
+	free(tree.c);
 	fputs("\n      ],\n      \"sources\": [", out);
 	for (int i = 0, sfirst = 1; i < st->nsources; i++) {
 		const struct source_stats *so = &st->sources[i];

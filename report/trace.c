@@ -11,14 +11,14 @@
 #include "bpf_asm.h"
 #include "bpf_load.h"
 #include "fmt.h"
+#include "outfile.h"
 #include "trace.h"
 
 struct trace {
 	struct sim *sim;
 	struct sim_observer obs;
 	FILE *out;
-	int own_file;		/* out was opened by trace_open_path */
-	char *path, *tmp;	/* trace_open_path: final and temporary names */
+	struct outfile file;	 /* trace_open_path's (file.f NULL otherwise) */
 	struct bpf_prog *filter; /* NULL: every packet */
 	uint64_t count;
 };
@@ -461,8 +461,6 @@ static int trace_new(struct trace **out, struct sim *s, const char *filter_expr,
 
 static void trace_free(struct trace *t)
 {
-	free(t->path);
-	free(t->tmp);
 	bpf_prog_free(t->filter);
 	free(t);
 }
@@ -497,7 +495,6 @@ int trace_open_path(struct trace **t, struct sim *s, const char *path, const cha
 		    char *err, size_t errlen)
 {
 	struct trace *n;
-	size_t l = strlen(path) + 32;
 	int r;
 
 	if (!strcmp(path, "-"))
@@ -507,26 +504,15 @@ int trace_open_path(struct trace **t, struct sim *s, const char *path, const cha
 		*t = NULL;
 		return r;
 	}
-	n->path = strdup(path);
-	n->tmp = malloc(l);
-	if (!n->path || !n->tmp) {
-		snprintf(err, errlen, "out of memory");
-		r = -ENOMEM;
+	if ((r = outfile_open(&n->file, path, "w"))) {
+		snprintf(err, errlen, "--trace %s: %s", path, strerror(-r));
 		goto fail;
 	}
-	snprintf(n->tmp, l, "%s.tmp.%d", path, (int)getpid());
-	n->out = fopen(n->tmp, "w");
-	if (!n->out) {
-		r = -errno;
-		snprintf(err, errlen, "--trace %s: %s", path, strerror(errno));
-		goto fail;
-	}
+	n->out = n->file.f;
 	if ((r = trace_attach(n, err, errlen))) {
-		fclose(n->out);
-		unlink(n->tmp);
+		outfile_abort(&n->file);
 		goto fail;
 	}
-	n->own_file = 1;
 	*t = n;
 	return 0;
 fail:
@@ -545,10 +531,7 @@ void trace_close(struct trace *t)
 	if (!t)
 		return;
 	sim_unobserve(t->sim, &t->obs);
-	if (t->own_file) {
-		fclose(t->out);
-		unlink(t->tmp);
-	}
+	outfile_abort(&t->file);
 	trace_free(t);
 }
 
@@ -558,20 +541,9 @@ int trace_finish(struct trace *t, char *err, size_t errlen)
 
 	if (!t)
 		return 0;
-	if (t->own_file) {
-		FILE *f = t->out;
-
-		t->own_file = 0;
-		if (fflush(f) || ferror(f)) {
-			r = -(errno ? errno : EIO);
-			snprintf(err, errlen, "--trace %s: %s", t->path, strerror(-r));
-			fclose(f);
-			unlink(t->tmp);
-		} else if (fclose(f) || rename(t->tmp, t->path)) {
-			r = -(errno ? errno : EIO);
-			snprintf(err, errlen, "--trace %s: %s", t->path, strerror(-r));
-			unlink(t->tmp);
-		}
+	if (t->file.f) {
+		if ((r = outfile_commit(&t->file)))
+			snprintf(err, errlen, "--trace %s: %s", t->file.path, strerror(-r));
 	} else if (t->out && fflush(t->out)) {
 		r = -(errno ? errno : EIO);
 		snprintf(err, errlen, "trace: %s", strerror(-r));

@@ -112,7 +112,7 @@ static struct source_stats *source_of(struct dev_stats *st, int src)
 }
 
 /* Adds every sample of `from` to `to` (same buckets: exact). */
-static int hist_merge(struct hist *to, const struct hist *from)
+int hist_merge(struct hist *to, const struct hist *from)
 {
 	if (!from->n)
 		return 0;

@@ -58,6 +58,8 @@ static inline int hist_add(struct hist *h, uint64_t v)
 uint64_t hist_quantile(const struct hist *h, double q);
 double hist_mean(const struct hist *h);
 void hist_free(struct hist *h);
+/* Adds every sample of from to to (the same buckets: exact). 0 or -ENOMEM. */
+int hist_merge(struct hist *to, const struct hist *from);
 
 struct class_stats {
 	uint32_t classid; /* the root's class (band), or the root's handle */

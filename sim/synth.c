@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "rng.h"
 #include "synth.h"
 
@@ -613,35 +614,20 @@ struct pcap_rec {
 int64_t synth_save_pcap(const struct synth_spec *sp, const char *path, char *err, size_t errlen)
 {
 	struct pcap_hdr h = {0xa1b23c4d, 2, 4, 0, 0, 262144, 1};
+	struct outfile o = {0};
 	struct source *s = NULL;
 	struct src_packet p;
-	char *tmp = NULL;
-	FILE *fp = NULL;
 	int64_t n = 0;
-	int fd = -1, r, e;
+	int r, e;
 
 	r = src_open_synth(&s, sp, err, errlen);
 	if (r)
 		return r;
-	if (asprintf(&tmp, "%s.tmpXXXXXX", path) < 0) {
-		tmp = NULL;
-		r = -ENOMEM;
-		failf(err, errlen, sp, "out of memory");
+	if ((r = outfile_open(&o, path, "wb"))) {
+		failf(err, errlen, sp, "%s: cannot create: %s", path, strerror(-r));
 		goto out;
 	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		e = errno;
-		r = -e;
-		failf(err, errlen, sp, "%s: cannot create: %s", path, strerror(e));
-		free(tmp);
-		tmp = NULL;
-		goto out;
-	}
-	if (fchmod(fd, 0644) || !(fp = fdopen(fd, "wb")))
-		goto io;
-	fd = -1;
-	if (fwrite(&h, sizeof(h), 1, fp) != 1)
+	if (fwrite(&h, sizeof(h), 1, o.f) != 1)
 		goto io;
 	while ((r = s->ops->next(s, &p, err, errlen)) > 0) {
 		struct pcap_rec rec = {(uint32_t)(p.t_ns / 1000000000u),
@@ -654,37 +640,23 @@ int64_t synth_save_pcap(const struct synth_spec *sp, const char *path, char *err
 			      path, (unsigned long long)p.seq, (unsigned long long)p.t_ns);
 			goto out;
 		}
-		if (fwrite(&rec, sizeof(rec), 1, fp) != 1 || fwrite(p.data, p.caplen, 1, fp) != 1)
+		if (fwrite(&rec, sizeof(rec), 1, o.f) != 1 || fwrite(p.data, p.caplen, 1, o.f) != 1)
 			goto io;
 		n++;
 	}
 	if (r < 0)
 		goto out;
-	if (fflush(fp) || ferror(fp))
-		goto io;
-	r = fclose(fp);
-	fp = NULL;
-	if (r)
-		goto io;
-	if (rename(tmp, path))
-		goto io;
-	free(tmp);
-	tmp = NULL;
-	r = 0;
+	if ((r = outfile_commit(&o))) {
+		failf(err, errlen, sp, "%s: cannot write: %s", path, strerror(-r));
+		goto out;
+	}
 	goto out;
 io:
 	e = errno ? errno : EIO;
 	r = -e;
 	failf(err, errlen, sp, "%s: cannot write: %s", path, strerror(e));
 out:
-	if (fp)
-		fclose(fp);
-	if (fd >= 0)
-		close(fd);
-	if (tmp) {
-		unlink(tmp);
-		free(tmp);
-	}
+	outfile_abort(&o);
 	if (s)
 		s->ops->close(s);
 	return r < 0 ? r : n;

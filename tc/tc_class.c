@@ -221,6 +221,8 @@ static int class_modify(struct tc_cmd *c, const char *cmd, int del, unsigned fla
 	ret = q->ops->class_change(q, clid, portid, r.argc, r.argv, msg, sizeof(msg));
 	if (ret)
 		return tc_pass_on(c, ret, msg);
+	if (q->ops->class_where)
+		q->ops->class_where(q, clid, c->where);
 	if (msg[0]) /* what tc prints from the kernel's extack, on stderr */
 		fprintf(stderr, "tcsim: %s: Warning: %s\n", c->where, msg);
 	return 0;

@@ -184,6 +184,10 @@ static void print_class(void *arg, const struct qdisc_class *c)
 	fputc('\n', ctx->out);
 	if (!ctx->o->stats)
 		return;
+	if (c->no_stats) {
+		fputc('\n', ctx->out);
+		return;
+	}
 	print_stats(ctx->out, &c->stats, c->leaf != NULL || ctx->q->ops->class_dump);
 	if (c->has_allot)
 		fprintf(ctx->out, "  allot %lld\n", (long long)(int32_t)c->allot);

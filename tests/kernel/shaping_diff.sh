@@ -239,11 +239,17 @@ kernel_drain() {
 	done
 }
 
-# counts FILE: "KIND ID PARENT bytes packets drops" per qdisc and class of
-# `tc -s qdisc show` / `tc -s class show` text
+# counts FILE: "WHAT ID PARENT bytes packets drops KIND" per qdisc and class
+# of `tc -s qdisc show` / `tc -s class show` text, and "direct ID root 0
+# packets 0 htb" for an htb's direct_packets_stat
 counts() {
-	awk '/^(qdisc|class) / { id = $1 " " $3; kind = $2; par = ($4 == "root") ? "root" : $5; next }
-	     /^ Sent / && id != "" { d = $7; sub(",", "", d); print id, par, $2, $4, d, kind; id = "" }' "$1"
+	awk '/^(qdisc|class) / {
+		id = $1 " " $3; kind = $2; par = ($4 == "root") ? "root" : $5
+		for (i = 4; i < NF; i++)
+			if ($i == "direct_packets_stat") print "direct", $3, "root", 0, $(i + 1), 0, kind
+		next
+	}
+	/^ Sent / && id != "" { d = $7; sub(",", "", d); print id, par, $2, $4, d, kind; id = "" }' "$1"
 }
 
 # buckets FILE: "B CLASSID PARENT NS" per htb class of `tc -d class show`:

@@ -366,8 +366,11 @@ case_body() {
 	# shellcheck disable=SC2086
 	nsx tcpreplay -i "$INJ" $ropt -L "$npk" "$PCAPS/$cap" >"$TMP/replay" 2>&1
 	drained=1
+	# empty twice 0.2 s apart: frames still in INJP's backlog reach DEV late
 	kernel_drain || drained=0
 	sleep 0.2
+	kernel_drain || drained=0
+	sleep 0.1
 	adrop=$(capture_stop "$apid" "$TMP/arr.pcap")
 	ddrop=$(capture_stop "$dpid" "$TMP/dep.pcap")
 	nsx tc -s -d qdisc show dev "$DEV" >"$TMP/kq"

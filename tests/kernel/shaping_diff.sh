@@ -24,8 +24,12 @@
 # bursts and idle gaps matter: buckets that refill, queues that fill and
 # empty, drops. Either way tcsim gets the arrivals as INJP recorded them,
 # so tcpreplay's own jitter (milliseconds on a busy host) is on both sides.
-# Once DEV's queues are empty, `tc -s -d qdisc show` and `tc -s -d class
-# show` give the kernel's counters.
+# Once DEV's queues are empty (twice, 0.2 s apart), `tc -s -d qdisc show`
+# and `tc -s -d class show` give the kernel's counters. The records must be
+# whole: tcpdump missed nothing, every frame tcpreplay sent arrived on INJP,
+# every frame DEV's root sent reached PEER (an unshaped burst of a thousand
+# frames can overflow a receive backlog, netdev_max_backlog, before the tap:
+# the direct-queue case replays at fifty times its pace, not at top speed).
 #
 # The tcsim side: `tcsim run --tc POLICY --rate 0 --mtu 65535 --txqueuelen
 # 1000 --priority 0 --vlan offload --pcap-out DIR ARRIVALS`: a wire as fast
@@ -388,6 +392,14 @@ case_body() {
 	narr=$(wc -l <"$TMP/A")
 	[ -n "$ksent" ] && [ "$narr" = "$ksent" ] || {
 		report FAIL "tcpreplay sent '${ksent:-?}' frames, $narr arrived on $INJP"
+		return
+	}
+	# what the root sent all reached PEER (a burst can overflow its
+	# receive backlog, netdev_max_backlog, before tcpdump sees it)
+	kroot=$(counts "$TMP/kq" | awk '$1 == "qdisc" && $3 == "root" { print $5 }')
+	ndep=$(wc -l <"$TMP/K")
+	[ "$ndep" = "$kroot" ] || {
+		report FAIL "the root sent ${kroot:-?} frames, $ndep reached $PEER"
 		return
 	}
 

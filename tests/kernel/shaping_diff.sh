@@ -221,11 +221,19 @@ capture_start() {
 }
 
 # capture_stop PID FILE: stops it; prints how many frames it missed (the
-# kernel dropped them, or they were still in the ring): 0 when whole.
+# kernel dropped them, or they were still in the ring): 0 when whole, or
+# "all after it ended early" when it had already printed its counts
+# (something else on the host stopped it).
 capture_stop() {
+	cs_early=
+	grep -qs 'packets\{0,1\} captured$' "$2.err" && cs_early=1
 	kill -INT "$1" 2>/dev/null
 	wait "$1" 2>/dev/null
 	CAPPIDS=$(echo "$CAPPIDS" | sed "s/ $1\$//; s/ $1 / /")
+	if [ -n "$cs_early" ]; then
+		echo "all after it ended early"
+		return
+	fi
 	awk '/packets? captured$/ { c = $1; n++ } /packets? received by filter$/ { r = $1; n++ }
 	     /packets? dropped by kernel$/ { d = $1; n++ }
 	     END { if (n == 3) print r - c + d; else print "?" }' "$2.err"
@@ -399,7 +407,7 @@ case_body() {
 	kroot=$(counts "$TMP/kq" | awk '$1 == "qdisc" && $3 == "root" { print $5 }')
 	ndep=$(wc -l <"$TMP/K")
 	[ "$ndep" = "$kroot" ] || {
-		report FAIL "the root sent ${kroot:-?} frames, $ndep reached $PEER"
+		report FAIL "the root sent ${kroot:-?} frames, $ndep reached $PEER ($DEV: $(nsx ip -s link show dev "$DEV" | awk '/TX:/ { getline; print "tx dropped", $4 }'), $PEER: $(rxx ip -s link show dev "$PEER" | awk '/RX:/ { getline; print "rx dropped", $4 }'))"
 		return
 	}
 

@@ -1,5 +1,7 @@
 /* nl_scenario.c - `tcsim import`'s writing side: the model nl_dump.c read
  * from the kernel, printed as a runnable tcsim scenario around tc lines.
+ * The words of htb and tbf lines and htb's classes are nl_scen_htb_tbf.c's
+ * (nl_scen.h: what the two share).
  *
  * What is written (stdout, only when everything was read and understood):
  *   -- header comments: the device, the kernel release, the namespace,
@@ -79,32 +81,13 @@
 #include "cls.h"
 #include "nl_import.h"
 #include "nl_int.h"
+#include "nl_scen.h"
 
 /* pfifo_fast's priomap as the kernel sets it: such a root is tcsim's default */
 static const uint8_t prio_default_map[16] = {1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
 
-/* ---- writing the scenario ---- */
-
-struct writer {
-	const struct nl_import_model *m;
-	const struct nl_import_opts *o;
-	FILE *tc;      /* the tc script's lines */
-	FILE *omit;    /* one line per omission */
-	int nomit;
-	char devq[48]; /* the device as a tc word */
-	char *done;    /* qdiscs written or listed */
-	char *fdone;   /* filters written or listed */
-	size_t *order; /* qdiscs in the order written (tree order) */
-	char *cdone;   /* classes written or listed */
-	size_t *corder; /* htb classes written, in order */
-	size_t ncorder;
-	size_t norder;
-};
-
-static void omit(struct writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 /* Something left out: a comment at its place and a line of the list. */
-static void omit(struct writer *w, const char *fmt, ...)
+void nl_omit(struct nl_writer *w, const char *fmt, ...)
 {
 	char line[640];
 	va_list ap;
@@ -143,35 +126,8 @@ static const char *qdesc(char *buf, size_t n, const struct nli_qdisc *q)
 	return buf;
 }
 
-static void addf(char *buf, size_t n, size_t *k, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* Appends to a line (cut at n, which 512 bytes never reach). */
-static void addf(char *buf, size_t n, size_t *k, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (*k >= n)
-		return;
-	va_start(ap, fmt);
-	*k += (size_t)vsnprintf(buf + *k, n - *k, fmt, ap);
-	va_end(ap);
-}
-
-/* tc's words for what a rate's bytes go through (mpu, overhead, link
- * layer); the kernel's defaults are not written. */
-static void rate_extras(char *buf, size_t n, size_t *k, const struct nli_rate *r)
-{
-	if (r->mpu)
-		addf(buf, n, k, " mpu %u", r->mpu);
-	if (r->overhead)
-		addf(buf, n, k, " overhead %u", r->overhead);
-	if (r->linklayer == NLI_LINKLAYER_ATM)
-		addf(buf, n, k, " linklayer atm");
-}
-
 /* The qdisc with handle h (not the ingress one), or NULL. */
-static const struct nli_qdisc *qdisc_by_handle(const struct nl_import_model *m, uint32_t h)
+const struct nli_qdisc *nl_qdisc_by_handle(const struct nl_import_model *m, uint32_t h)
 {
 	for (size_t i = 0; i < m->nqdiscs; i++)
 		if (m->qdiscs[i].handle == h && m->qdiscs[i].parent != NLI_H_INGRESS)
@@ -179,131 +135,8 @@ static const struct nli_qdisc *qdisc_by_handle(const struct nl_import_model *m, 
 	return NULL;
 }
 
-/* The quantum htb_change_class gives a class when tc sends none: rate /
- * r2q (r2q at least 1), then at least 1000 and at most 200000. */
-static uint32_t htb_default_quantum(uint64_t bps, uint32_t r2q)
-{
-	uint64_t q = bps / (r2q ? r2q : 1);
-
-	if (q > INT32_MAX)
-		q = INT32_MAX;
-	return q < 1000 ? 1000 : q > 200000 ? 200000 : (uint32_t)q;
-}
-
-/* htb_init's direct_qlen when tc sends none: the device's txqueuelen. */
-static int htb_default_qlen(const struct writer *w, const struct nli_htb *h)
-{
-	return !h->has_direct_qlen || (w->m->has_link && h->direct_qlen == w->m->txqueuelen);
-}
-
-static const char *cdesc(char *buf, size_t n, const struct nli_class *c)
-{
-	char id[32], wh[48];
-
-	snprintf(buf, n, "class %s %s %s", c->kind, nl_classid(id, sizeof(id), c->classid),
-		 nl_where_str(wh, sizeof(wh), c->parent));
-	return buf;
-}
-
-/* The tc command that creates htb class c, every value the kernel keeps
- * reproduced: burst and cburst as byte counts whose ticks are the dumped
- * ones (nl_ticks.c), quantum when it is not the one r2q gives. */
-static void class_line(char *buf, size_t n, const struct writer *w, const struct nli_class *c)
-{
-	const struct nli_htb_class *h = &c->htb;
-	const struct nli_qdisc *q = qdisc_by_handle(w->m, TC_H_MAJ(c->classid));
-	char id[32], pid[32], word[40];
-	uint32_t b;
-	size_t k = 0;
-
-	addf(buf, n, &k, "class add dev %s parent %s classid %s htb rate %s", w->devq,
-	     c->parent == TC_H_ROOT ? nl_qhandle(pid, sizeof(pid), TC_H_MAJ(c->classid))
-				    : nl_classid(pid, sizeof(pid), c->parent),
-	     nl_classid(id, sizeof(id), c->classid), nl_rate_word(word, sizeof(word), h->rate.bps));
-	if (h->ceil.bps != h->rate.bps)
-		addf(buf, n, &k, " ceil %s", nl_rate_word(word, sizeof(word), h->ceil.bps));
-	nl_htb_burst(h->rate.bps, h->buffer, &b);
-	addf(buf, n, &k, " burst %s", nl_size_word(word, sizeof(word), b));
-	nl_htb_burst(h->ceil.bps, h->cbuffer, &b);
-	addf(buf, n, &k, " cburst %s", nl_size_word(word, sizeof(word), b));
-	if (h->prio)
-		addf(buf, n, &k, " prio %u", h->prio);
-	if (!q || h->quantum != htb_default_quantum(h->rate.bps, q->htb.r2q))
-		addf(buf, n, &k, " quantum %u", h->quantum);
-	rate_extras(buf, n, &k, &h->rate);
-}
-
-/* What class_line could not say, each an omission: a bucket no byte count
- * rebuilds, a ceil with other size adjustments than the rate (tc sets
- * both from the same words), a link layer tc cannot name. */
-static void class_notes(struct writer *w, const struct nli_class *c)
-{
-	const struct nli_htb_class *h = &c->htb;
-	const char *what[2] = {"burst", "cburst"};
-	const struct nli_rate *rate[2] = {&h->rate, &h->ceil};
-	const uint32_t ticks[2] = {h->buffer, h->cbuffer};
-	char desc[96], word[40], bw[32];
-	uint32_t b;
-
-	cdesc(desc, sizeof(desc), c);
-	for (int i = 0; i < 2; i++)
-		if (!nl_htb_burst(rate[i]->bps, ticks[i], &b))
-			omit(w,
-			     "not reproduced: %s: %s: no byte count gives the kernel's %u ticks "
-			     "at %s through tc; written %s (%u ticks)",
-			     desc, what[i], ticks[i],
-			     nl_rate_word(word, sizeof(word), rate[i]->bps),
-			     nl_size_word(bw, sizeof(bw), b), nl_tc_ticks_trunc(rate[i]->bps, b));
-	if (h->ceil.mpu != h->rate.mpu || h->ceil.overhead != h->rate.overhead ||
-	    h->ceil.linklayer != h->rate.linklayer)
-		omit(w,
-		     "not reproduced: %s: the ceil's mpu %u overhead %u linklayer %u differ from "
-		     "the rate's (tc sets both from one set of words; the rate's are written)",
-		     desc, h->ceil.mpu, h->ceil.overhead, h->ceil.linklayer);
-	if (h->rate.linklayer != NLI_LINKLAYER_ETHERNET && h->rate.linklayer != NLI_LINKLAYER_ATM)
-		omit(w, "not reproduced: %s: link layer %u (tc names ethernet and atm only)", desc,
-		     h->rate.linklayer);
-}
-
-/* What qdisc_line could not say for an htb or a tbf, each an omission. */
-static void qdisc_notes(struct writer *w, const struct nli_qdisc *q, const char *desc)
-{
-	char word[40], bw[32];
-	uint32_t b;
-
-	if (nl_is_kind(q->kind, "htb") && q->htb.offload)
-		omit(w,
-		     "not modelled: %s: offload (the classes live in the NIC); written without it",
-		     desc);
-	if (!nl_is_kind(q->kind, "tbf"))
-		return;
-	if (!nl_tbf_burst(&q->tbf.rate, q->tbf.buffer, &b))
-		omit(w,
-		     "not reproduced: %s: burst: no byte count gives the kernel's %u ticks at %s; "
-		     "written %s (%u ticks)",
-		     desc, q->tbf.buffer, nl_rate_word(word, sizeof(word), q->tbf.rate.bps),
-		     nl_size_word(bw, sizeof(bw), b), nl_kernel_ticks(&q->tbf.rate, b));
-	if (q->tbf.peak.bps && !nl_tbf_burst(&q->tbf.peak, q->tbf.mtu, &b))
-		omit(w,
-		     "not reproduced: %s: mtu: no byte count gives the kernel's %u ticks at %s; "
-		     "written %s (%u ticks)",
-		     desc, q->tbf.mtu, nl_rate_word(word, sizeof(word), q->tbf.peak.bps),
-		     nl_size_word(bw, sizeof(bw), b), nl_kernel_ticks(&q->tbf.peak, b));
-	if (q->tbf.peak.bps &&
-	    (q->tbf.peak.mpu != q->tbf.rate.mpu || q->tbf.peak.overhead != q->tbf.rate.overhead ||
-	     q->tbf.peak.linklayer != q->tbf.rate.linklayer))
-		omit(w,
-		     "not reproduced: %s: the peakrate's mpu %u overhead %u linklayer %u differ "
-		     "from the rate's (tc sets both from one set of words; the rate's are written)",
-		     desc, q->tbf.peak.mpu, q->tbf.peak.overhead, q->tbf.peak.linklayer);
-	if (q->tbf.rate.linklayer != NLI_LINKLAYER_ETHERNET &&
-	    q->tbf.rate.linklayer != NLI_LINKLAYER_ATM)
-		omit(w, "not reproduced: %s: link layer %u (tc names ethernet and atm only)", desc,
-		     q->tbf.rate.linklayer);
-}
-
 /* The tc command that creates q (its options as the kernel dumped them). */
-static void qdisc_line(char *buf, size_t n, const struct writer *w, const struct nli_qdisc *q)
+static void qdisc_line(char *buf, size_t n, const struct nl_writer *w, const struct nli_qdisc *q)
 {
 	char id[32], wh[48];
 	size_t k;
@@ -330,33 +163,8 @@ static void qdisc_line(char *buf, size_t n, const struct writer *w, const struct
 					      s->flows, s->divisor, s->perturb);
 		if (s->v1 && s->headdrop && k < n)
 			snprintf(buf + k, n - k, " headdrop");
-	} else if (nl_is_kind(q->kind, "htb")) {
-		const struct nli_htb *h = &q->htb;
-
-		/* tc's defaults (default 0, r2q 10, the txqueuelen) are not written */
-		if (h->defcls)
-			addf(buf, n, &k, " default %x", h->defcls); /* tc reads it in hex */
-		if (h->r2q != 10)
-			addf(buf, n, &k, " r2q %u", h->r2q);
-		if (!htb_default_qlen(w, h))
-			addf(buf, n, &k, " direct_qlen %u", h->direct_qlen);
-	} else if (nl_is_kind(q->kind, "tbf")) {
-		const struct nli_tbf *t = &q->tbf;
-		char word[40];
-		uint32_t b;
-
-		/* limit in bytes, which the kernel keeps (latency is tc's arithmetic) */
-		nl_tbf_burst(&t->rate, t->buffer, &b);
-		addf(buf, n, &k, " rate %s", nl_rate_word(word, sizeof(word), t->rate.bps));
-		addf(buf, n, &k, " burst %s", nl_size_word(word, sizeof(word), b));
-		if (t->peak.bps) {
-			nl_tbf_burst(&t->peak, t->mtu, &b);
-			addf(buf, n, &k, " peakrate %s",
-			     nl_rate_word(word, sizeof(word), t->peak.bps));
-			addf(buf, n, &k, " mtu %s", nl_size_word(word, sizeof(word), b));
-		}
-		addf(buf, n, &k, " limit %s", nl_size_word(word, sizeof(word), t->limit));
-		rate_extras(buf, n, &k, &t->rate);
+	} else if (nl_is_kind(q->kind, "htb") || nl_is_kind(q->kind, "tbf")) {
+		nl_htb_tbf_words(buf, n, &k, w, q);
 	}
 }
 
@@ -395,75 +203,10 @@ static size_t children(const struct nl_import_model *m, size_t i, size_t *out)
 	return n;
 }
 
-/* The htb classes of q under `parent` (TC_H_ROOT: q's own), parents first
- * and siblings by classid: written with their notes, or listed with their
- * lines (under `blocked`, a qdisc that is not written), or commented
- * (--filters-only). */
-static void write_classes(struct writer *w, const struct nli_qdisc *q, uint32_t parent,
-			  const char *blocked, int depth)
-{
-	const struct nl_import_model *m = w->m;
-	char desc[96], line[512];
-
-	if (depth > 64)
-		return;
-	for (;;) {
-		const struct nli_class *c;
-		size_t best = m->nclasses;
-
-		for (size_t j = 0; j < m->nclasses; j++) {
-			c = &m->classes[j];
-			if (w->cdone[j] || !nl_is_kind(c->kind, "htb") ||
-			    TC_H_MAJ(c->classid) != q->handle || !TC_H_MIN(c->classid) ||
-			    (c->parent != parent &&
-			     !(parent == TC_H_ROOT && c->parent == q->handle)))
-				continue;
-			if (best == m->nclasses || c->classid < m->classes[best].classid)
-				best = j;
-		}
-		if (best == m->nclasses)
-			return;
-		w->cdone[best] = 1;
-		c = &m->classes[best];
-		cdesc(desc, sizeof(desc), c);
-		if (w->o->filters_only) {
-			fprintf(w->tc, "  # left out by --filters-only: %s\n", desc);
-		} else if (blocked) {
-			class_line(line, sizeof(line), w, c);
-			omit(w, "left out: %s (under %s, which is not modelled): %s", desc, blocked,
-			     line);
-		} else {
-			class_line(line, sizeof(line), w, c);
-			fprintf(w->tc, "  %s\n", line);
-			class_notes(w, c);
-			w->corder[w->ncorder++] = best;
-		}
-		write_classes(w, q, c->classid, blocked, depth + 1);
-	}
-}
-
-/* All of htb q's classes: the tree, then those whose parent class the dump
- * lacks (listed). */
-static void write_htb_classes(struct writer *w, const struct nli_qdisc *q, const char *blocked)
-{
-	const struct nl_import_model *m = w->m;
-	char desc[96];
-
-	write_classes(w, q, TC_H_ROOT, blocked, 0);
-	for (size_t j = 0; j < m->nclasses; j++) {
-		const struct nli_class *c = &m->classes[j];
-
-		if (w->cdone[j] || !nl_is_kind(c->kind, "htb") || TC_H_MAJ(c->classid) != q->handle)
-			continue;
-		w->cdone[j] = 1;
-		omit(w, "left out: %s (its parent class is not in the dump)",
-		     cdesc(desc, sizeof(desc), c));
-	}
-}
 
 /* Depth first: a qdisc, then its children by class. `blocked` names the
  * not-modelled ancestor (NULL when every ancestor was written). */
-static void write_qdisc(struct writer *w, size_t i, const char *blocked, int depth)
+static void write_qdisc(struct nl_writer *w, size_t i, const char *blocked, int depth)
 {
 	const struct nl_import_model *m = w->m;
 	const struct nli_qdisc *q = &m->qdiscs[i];
@@ -485,23 +228,24 @@ static void write_qdisc(struct writer *w, size_t i, const char *blocked, int dep
 			}
 			/* else the stand-in, written by the caller */
 		} else if (!modelled_kind(q->kind) || problem) {
-			omit(w, "not modelled: %s (--filters-only leaves it out anyway)", desc);
+			nl_omit(w, "not modelled: %s (--filters-only leaves it out anyway)", desc);
 		} else if (q->handle) {
 			fprintf(w->tc, "  # left out by --filters-only: %s\n", desc);
 		}
 		if (nl_is_kind(q->kind, "htb") && q->handle)
-			write_htb_classes(w, q, NULL);
+			nl_write_htb_classes(w, q, NULL);
 	} else if (blocked) {
 		if (modelled_kind(q->kind) && !problem && q->handle) {
 			qdisc_line(line, sizeof(line), w, q);
-			omit(w, "left out: %s (under %s, which is not modelled): %s", desc, blocked,
-			     line);
+			nl_omit(w, "left out: %s (under %s, which is not modelled): %s", desc,
+				blocked, line);
 			if (nl_is_kind(q->kind, "htb"))
-				write_htb_classes(w, q, blocked);
+				nl_write_htb_classes(w, q, blocked);
 		} else if (!modelled_kind(q->kind) || problem) {
-			omit(w, "not modelled: %s (under %s, not modelled either)", desc, blocked);
+			nl_omit(w, "not modelled: %s (under %s, not modelled either)", desc,
+				blocked);
 		} else {
-			omit(w, "left out: %s (under %s, which is not modelled)", desc, blocked);
+			nl_omit(w, "left out: %s (under %s, which is not modelled)", desc, blocked);
 		}
 	} else if (q->handle == 0 && q->parent == TC_H_ROOT) {
 		if (nl_is_kind(q->kind, "pfifo_fast") &&
@@ -510,17 +254,18 @@ static void write_qdisc(struct writer *w, size_t i, const char *blocked, int dep
 			fprintf(w->tc, "  # %s: the device's default, as tcsim's devices start\n",
 				desc);
 		else
-			omit(w,
-			     "not modelled: %s (the device's default qdisc; the scenario keeps "
-			     "tcsim's default pfifo_fast root)",
-			     desc);
+			nl_omit(w,
+				"not modelled: %s (the device's default qdisc; the scenario keeps "
+				"tcsim's default pfifo_fast root)",
+				desc);
 		snprintf(below, sizeof(below), "%s %s", q->kind,
 			 nl_qhandle(id, sizeof(id), q->handle));
 		next = below;
 	} else if (q->handle == 0) {
 		fprintf(w->tc, "  # %s: the default child, as tcsim creates it\n", desc);
 	} else if (!modelled_kind(q->kind) || problem) {
-		omit(w, "not modelled: %s%s%s", desc, problem ? ": " : "", problem ? problem : "");
+		nl_omit(w, "not modelled: %s%s%s", desc, problem ? ": " : "",
+			problem ? problem : "");
 		snprintf(below, sizeof(below), "%s %s", q->kind,
 			 nl_qhandle(id, sizeof(id), q->handle));
 		next = below;
@@ -533,10 +278,11 @@ static void write_qdisc(struct writer *w, size_t i, const char *blocked, int dep
 				"not written\n",
 				nl_qhandle(id, sizeof(id), q->handle), q->sfq.flags);
 		if (q->has_stab)
-			omit(w, "not modelled: %s: its size table (stab); written without it", desc);
-		qdisc_notes(w, q, desc);
+			nl_omit(w, "not modelled: %s: its size table (stab); written without it",
+				desc);
+		nl_htb_tbf_notes(w, q, desc);
 		if (nl_is_kind(q->kind, "htb"))
-			write_htb_classes(w, q, NULL);
+			nl_write_htb_classes(w, q, NULL);
 	}
 	kids = malloc(sizeof(*kids) * (m->nqdiscs ? m->nqdiscs : 1));
 	if (!kids)
@@ -569,7 +315,7 @@ static const char *proto_word(char *buf, size_t n, uint16_t p)
 /* The programs v[s..e) of one bpf tcf_proto as tc lines, oldest first so
  * that tcsim's list (newest first, as cls_bpf's) is the kernel's. With a
  * comment prefix they are only shown (their qdisc is not written). */
-static void write_programs(struct writer *w, const struct nl_import_model *m, const size_t *v,
+static void write_programs(struct nl_writer *w, const struct nl_import_model *m, const size_t *v,
 			   size_t s, size_t e, uint32_t parent, const char *tp, const char *comment)
 {
 	char id[32];
@@ -584,7 +330,8 @@ static void write_programs(struct writer *w, const struct nl_import_model *m, co
 			if (comment)
 				fprintf(w->tc, "  %s(handle 0x%x: %s)\n", comment, f->handle, f->why);
 			else
-				omit(w, "not modelled: %s handle 0x%x: %s", tp, f->handle, f->why);
+				nl_omit(w, "not modelled: %s handle 0x%x: %s", tp, f->handle,
+					f->why);
 			continue;
 		}
 		bc = bpf_format_bytecode(f->ops, f->nops);
@@ -606,7 +353,7 @@ static void write_programs(struct writer *w, const struct nl_import_model *m, co
 
 /* The filters attached at `parent`, one tcf_proto (chain, pref) at a
  * time. `why` (not NULL) means none can be written there. */
-static void write_filters(struct writer *w, uint32_t parent, const char *why)
+static void write_filters(struct nl_writer *w, uint32_t parent, const char *why)
 {
 	const struct nl_import_model *m = w->m;
 	size_t *v, n = 0;
@@ -641,16 +388,16 @@ static void write_filters(struct writer *w, uint32_t parent, const char *why)
 		snprintf(tp, sizeof(tp), "filter parent %s protocol %s pref %u %s chain %u",
 			 nl_classid(id, sizeof(id), parent), proto, f0->pref, f0->kind, f0->chain);
 		if (why) {
-			omit(w, "left out: %s (%zu %s): %s", tp, progs,
-			     progs == 1 ? "element" : "elements", why);
+			nl_omit(w, "left out: %s (%zu %s): %s", tp, progs,
+				progs == 1 ? "element" : "elements", why);
 			if (nl_is_kind(f0->kind, "bpf") && !f0->chain)
 				write_programs(w, m, v, s, e, parent, tp, "#   ");
 		} else if (f0->chain) {
-			omit(w, "not modelled: %s (%zu %s): tcsim models chain 0 only", tp, progs,
-			     progs == 1 ? "element" : "elements");
+			nl_omit(w, "not modelled: %s (%zu %s): tcsim models chain 0 only", tp,
+				progs, progs == 1 ? "element" : "elements");
 		} else if (!nl_is_kind(f0->kind, "bpf")) {
-			omit(w, "not modelled: %s (%zu %s): tcsim models bpf filters only", tp, progs,
-			     progs == 1 ? "element" : "elements");
+			nl_omit(w, "not modelled: %s (%zu %s): tcsim models bpf filters only", tp,
+				progs, progs == 1 ? "element" : "elements");
 		} else {
 			write_programs(w, m, v, s, e, parent, tp, NULL);
 		}
@@ -751,7 +498,7 @@ int nl_import_write(const struct nl_import_model *m, const struct nl_import_opts
 		    char **omitted, char *err, size_t errlen)
 {
 	static const struct nl_import_opts none = {0};
-	struct writer w = {.m = m, .o = o ? o : &none};
+	struct nl_writer w = {.m = m, .o = o ? o : &none};
 	char *tcbuf = NULL, *obuf = NULL, *out = NULL, var[NLI_DEVLEN + 8], desc[400], id[32];
 	size_t tclen = 0, olen = 0, outlen = 0;
 	const struct nli_qdisc *root = NULL;
@@ -785,9 +532,11 @@ int nl_import_write(const struct nl_import_model *m, const struct nl_import_opts
 
 	/* the tc script */
 	if (!root) {
-		omit(&w, "not modelled: no root qdisc in the dump (a device that is down and was "
-			     "never up has the noop qdisc, which drops every packet); the scenario keeps "
-			     "tcsim's default pfifo_fast root");
+		nl_omit(
+		    &w,
+		    "not modelled: no root qdisc in the dump (a device that is down and was "
+		    "never up has the noop qdisc, which drops every packet); the scenario keeps "
+		    "tcsim's default pfifo_fast root");
 	} else if (w.o->filters_only) {
 		if (root->handle && (!nl_is_kind(root->kind, "prio") || qdisc_problem(root))) {
 			fprintf(w.tc, "  # a stand-in for %s: its filters' verdicts land in bands\n",
@@ -796,11 +545,13 @@ int nl_import_write(const struct nl_import_model *m, const struct nl_import_opts
 				nl_qhandle(id, sizeof(id), root->handle),
 				standin_bands(m, root->handle));
 			if (!modelled_kind(root->kind))
-				omit(&w, "not modelled: %s (a prio stand-in carries its filters)",
-				     desc);
+				nl_omit(&w,
+					"not modelled: %s (a prio stand-in carries its filters)",
+					desc);
 		} else if (!root->handle && !nl_is_kind(root->kind, "pfifo_fast")) {
-			omit(&w, "not modelled: %s (the device's default qdisc; it has no filters)",
-			     qdesc(desc, sizeof(desc), root));
+			nl_omit(&w,
+				"not modelled: %s (the device's default qdisc; it has no filters)",
+				qdesc(desc, sizeof(desc), root));
 		} else if (!root->handle) {
 			fprintf(w.tc, "  # %s: the device's default, without filters\n",
 				qdesc(desc, sizeof(desc), root));
@@ -820,9 +571,9 @@ int nl_import_write(const struct nl_import_model *m, const struct nl_import_opts
 		w.order[w.norder++] = i;
 		qdesc(desc, sizeof(desc), &m->qdiscs[i]);
 		if (m->qdiscs[i].parent == NLI_H_INGRESS)
-			omit(&w, "not modelled: %s (ingress: tcsim models egress only)", desc);
+			nl_omit(&w, "not modelled: %s (ingress: tcsim models egress only)", desc);
 		else
-			omit(&w, "left out: %s (its parent is not in the dump)", desc);
+			nl_omit(&w, "left out: %s (its parent is not in the dump)", desc);
 	}
 	/* filters, qdisc by qdisc in tree order: first those that can be
 	 * written, then those of qdiscs that are not */
@@ -835,7 +586,7 @@ int nl_import_write(const struct nl_import_model *m, const struct nl_import_opts
 
 				/* a qdisc under a not-modelled one is not written either */
 				for (const struct nli_qdisc *p = q; ok && p && p->parent != TC_H_ROOT;) {
-					p = qdisc_by_handle(m, TC_H_MAJ(p->parent));
+					p = nl_qdisc_by_handle(m, TC_H_MAJ(p->parent));
 					if (!p || !modelled_kind(p->kind) || qdisc_problem(p) ||
 					    (!p->handle && p->parent == TC_H_ROOT))
 						ok = 0;
@@ -873,7 +624,7 @@ int nl_import_write(const struct nl_import_model *m, const struct nl_import_opts
 		} else if (w.o->filters_only) {
 			snprintf(why, sizeof(why), "not on the root (--filters-only)");
 		} else if (TC_H_MIN(fl->parent)) {
-			const struct nli_qdisc *cq = qdisc_by_handle(m, TC_H_MAJ(fl->parent));
+			const struct nli_qdisc *cq = nl_qdisc_by_handle(m, TC_H_MAJ(fl->parent));
 
 			if (!cq)
 				snprintf(why, sizeof(why),

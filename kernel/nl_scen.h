@@ -1,0 +1,50 @@
+/* nl_scen.h - what the two files of `tcsim import`'s writing side share
+ * (nl_scenario.c writes the scenario, nl_scen_htb_tbf.c the lines of htb
+ * qdiscs, their classes and tbf); not a public header. */
+#ifndef TCSIM_NL_SCEN_H
+#define TCSIM_NL_SCEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "nl_import.h"
+
+struct nl_writer {
+	const struct nl_import_model *m;
+	const struct nl_import_opts *o;
+	FILE *tc;   /* the tc script's lines */
+	FILE *omit; /* one line per omission */
+	int nomit;
+	char devq[48];	/* the device as a tc word */
+	char *done;	/* qdiscs written or listed */
+	char *fdone;	/* filters written or listed */
+	size_t *order;	/* qdiscs in the order written (tree order) */
+	char *cdone;	/* classes written or listed */
+	size_t *corder; /* htb classes written, in order */
+	size_t ncorder;
+	size_t norder;
+};
+
+/* nl_scenario.c: something left out, a comment at its place in the tc
+ * script and a line of the list. */
+void nl_omit(struct nl_writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* nl_scenario.c: the qdisc with handle h (not the ingress one), or NULL. */
+const struct nli_qdisc *nl_qdisc_by_handle(const struct nl_import_model *m, uint32_t h);
+
+/* nl_scen_htb_tbf.c: the options of an htb or a tbf qdisc q, appended to
+ * its `qdisc add` line in buf (n bytes, *k used) as tc's words. */
+void nl_htb_tbf_words(char *buf, size_t n, size_t *k, const struct nl_writer *w,
+		      const struct nli_qdisc *q);
+
+/* nl_scen_htb_tbf.c: what those words cannot say for an htb or a tbf
+ * (desc names q), each an omission. */
+void nl_htb_tbf_notes(struct nl_writer *w, const struct nli_qdisc *q, const char *desc);
+
+/* nl_scen_htb_tbf.c: all of htb q's classes, parents first and siblings
+ * by classid, then those whose parent class the dump lacks (listed);
+ * `blocked` names a not-written ancestor qdisc (they are then listed). */
+void nl_write_htb_classes(struct nl_writer *w, const struct nli_qdisc *q, const char *blocked);
+
+#endif

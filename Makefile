@@ -3,6 +3,7 @@
 #   make demo       the main job: ./tcsim scenarios/ssh_http.lua (installs missing Debian packages first)
 #   make check      every test: CUnit suites, command-level, kernel differential
 #   make check-qemu prio/sfq against a real kernel in qemu (slow; root)
+#   make check-shaping tbf and htb against this kernel, departure by departure (root)
 #   make asan       the same tests under AddressSanitizer + UBSan
 #   make valgrind   tcsim under valgrind memcheck: scenarios, check, run with every output, error paths
 #   make fuzz       every fuzz target under libFuzzer for FUZZ_SECONDS [60] each (clang)
@@ -59,7 +60,7 @@ FUZZ_BIN   := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all demo check check-qemu asan bench deps deps-check deps-check-test install uninstall format clean fuzz fuzz-bins fuzz-deps-check valgrind
+.PHONY: all demo check check-qemu check-shaping asan bench deps deps-check deps-check-test install uninstall format clean fuzz fuzz-bins fuzz-deps-check valgrind
 all: tcsim
 
 tcsim: $(BUILD)/tcsim
@@ -128,6 +129,13 @@ check: $(BUILD)/.deps-test $(BUILD)/tcsim $(UNIT_BIN) $(TOOL_BIN) $(REPLAY_BIN)
 # compares with the recorded kernel output instead (tests/cli/prio_recorded.sh).
 check-qemu: $(BUILD)/.deps-test $(BUILD)/tcsim
 	@TCSIM=$(abspath $(BUILD))/tcsim sh tests/qemu/prio_oracle.sh
+
+# tbf and htb against this machine's kernel, departure by departure, in
+# private namespaces (root; about a minute): timings compared within the
+# timer slack it measures, so it stays out of make check, whose kernel
+# tests compare counts only (tests/timing/shaping_diff.sh).
+check-shaping: $(BUILD)/.deps-test $(BUILD)/tcsim
+	@TCSIM=$(abspath $(BUILD))/tcsim sh tests/timing/shaping_diff.sh
 
 # tcsim under valgrind memcheck, leaks included: a scenario, tcsim check, tcsim
 # run with every output, an error path of each command (tests/valgrind.sh;

@@ -84,8 +84,27 @@ struct kc_classes {
 	int n;
 };
 
-/* Defined in kc_netns.c. */
+/* Defined in kc_tree.c. */
 void kc_collect_class(void *arg, const struct qdisc_class *c);
+
+/* The child's failure: the message into r, its status, -1 (kc_netns.c). */
+int kc_rfail(struct kc_result *r, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Building the kernel's tree (kc_tree.c), inside the child's namespace:
+ * is_absent says a netlink error means "the kernel lacks that kind";
+ * probe_kind tries a kind on the link; build_tree makes q and what hangs
+ * below it under parent; build_htb makes the htb stand-in of the plan.
+ * 0, or -1 with the reason in r. */
+struct nl_sock;
+struct rtnl_link;
+int kc_is_absent(int nlerr);
+int kc_probe_kind(struct nl_sock *sk, struct rtnl_link *link, const char *kind,
+		  struct kc_result *r);
+int kc_build_tree(struct nl_sock *sk, struct rtnl_link *link, const struct qdisc *q,
+		  uint32_t parent, struct kc_result *r);
+int kc_build_htb(struct nl_sock *sk, struct rtnl_link *link, const struct kc_plan *pl,
+		 struct kc_result *r);
 
 /* Forks the child, reads its report. 0, or -1 with the reason in r. */
 int kc_run_kernel(const struct kc_plan *pl, struct kc_result *r);

@@ -189,20 +189,9 @@ int cmd_explain_lua(int argc, char **argv)
 		if ((!strcmp(a, "-v") || !strcmp(a, "--verbose"))) {
 			o.explain_verbose = 1;
 		} else if (!strcmp(a, "--packet") && i + 1 < argc) {
-			const char *p = argv[++i], *colon = strchr(p, ':');
-			uint64_t k = 1, n;
-			char buf[64];
-
-			if (colon) {
-				snprintf(buf, sizeof(buf), "%.*s", (int)(colon - p), p);
-				if (opt_parse_u64(buf, &k) || !k || k > SIM_MAX_SOURCES)
-					goto bad;
-				p = colon + 1;
-			}
-			if (opt_parse_u64(p, &n) || !n)
+			/* the same [K:]N as the --tc form takes */
+			if (x_parse_packet(argv[++i], &o.explain_source, &o.explain_seq))
 				goto bad;
-			o.explain_source = (int)k - 1;
-			o.explain_seq = n;
 			have_packet = 1;
 		} else if (!strcmp(a, "--sim") && i + 1 < argc) {
 			o.explain_sim = argv[++i];

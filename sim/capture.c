@@ -38,7 +38,7 @@
 #define PCAP_FILE_HDR 24
 #define PCAP_REC_HDR 16
 #define PCAP_MAX_SNAP 262144u /* libpcap's max_snaplen_for_dlt, for our link types */
-#define DIRECT_MAP (1 << 20)  /* the read window; any whole record fits */
+#define DIRECT_MAP (1 << 20)  /* the largest read window; any whole record fits */
 #define DIRECT_AHEAD 4096     /* prefetch distance */
 #ifndef MAP_POPULATE
 #define MAP_POPULATE 0
@@ -61,6 +61,7 @@ struct capture {
 	int map_failed;	  /* libpcap takes over at the record that needed it */
 	uint8_t *rbuf;
 	size_t rpos, rend;
+	size_t rcap; /* the window: DIRECT_MAP, or less for a smaller file */
 	off_t roff;
 };
 
@@ -85,6 +86,10 @@ static int direct_candidate(struct capture *c)
 	if (magic != PCAP_MAGIC_US && magic != PCAP_MAGIC_NS)
 		return 0;
 	c->nsec = magic == PCAP_MAGIC_NS;
+	/* a small file gets a window its size (rounded to pages): looping a
+	 * few packets must not cost a megabyte per pass. A record that later
+	 * outgrows it (the file grew) is read by libpcap. */
+	c->rcap = st.st_size < DIRECT_MAP ? ((size_t)st.st_size + 4095) & ~(size_t)4095 : DIRECT_MAP;
 	return major == 2 && minor == 4;
 }
 
@@ -151,8 +156,10 @@ int cap_open(struct capture **out, const char *path, char *err, size_t errlen)
 		c->roff = PCAP_FILE_HDR;
 	}
 	c->path = strdup(path);
-	c->frame = malloc(FRAME_MAX);
-	if (!c->path || !c->frame) {
+	/* the frame a header is put in front of: not needed for Ethernet */
+	if (c->dlt != DLT_EN10MB)
+		c->frame = malloc(FRAME_MAX);
+	if (!c->path || (c->dlt != DLT_EN10MB && !c->frame)) {
 		cap_close(c);
 		goto nomem;
 	}
@@ -280,7 +287,7 @@ static size_t direct_fill(struct capture *c, size_t need)
 
 	if (have >= need || c->map_failed)
 		return have;
-	if (!c->rbuf && !(c->rbuf = malloc(DIRECT_MAP))) {
+	if (!c->rbuf && !(c->rbuf = malloc(c->rcap))) {
 		c->map_failed = 1;
 		return have;
 	}
@@ -288,8 +295,8 @@ static size_t direct_fill(struct capture *c, size_t need)
 	c->roff += (off_t)c->rpos;
 	c->rpos = 0;
 	c->rend = have;
-	while (c->rend < DIRECT_MAP) {
-		ssize_t r = pread(c->fd, c->rbuf + c->rend, DIRECT_MAP - c->rend, c->roff + (off_t)c->rend);
+	while (c->rend < c->rcap) {
+		ssize_t r = pread(c->fd, c->rbuf + c->rend, c->rcap - c->rend, c->roff + (off_t)c->rend);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -373,6 +380,20 @@ int cap_next(struct capture *c, struct cap_pkt *pkt, char *err, size_t errlen)
 	pkt->ts_ns = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec;
 	convert(c, d, h->caplen, h->len < h->caplen ? h->caplen : h->len, pkt);
 	return 1;
+}
+
+/* Back to the first record for another pass, keeping the buffers; the
+ * bytes are read again, so the pass sees the file as it is now. Only a
+ * capture still read directly can; -1 asks the caller to reopen it. */
+int cap_rewind(struct capture *c)
+{
+	if (!c->direct || c->map_failed)
+		return -1;
+	c->roff = PCAP_FILE_HDR;
+	c->rpos = 0;
+	c->rend = 0;
+	c->count = 0;
+	return 0;
 }
 
 void cap_close(struct capture *c)

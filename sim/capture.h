@@ -24,6 +24,9 @@ int cap_open(struct capture **out, const char *path, char *err, size_t errlen);
 /* 1: *pkt holds the next packet; 0: end of file; <0: a read error (err
  * names the file and the packet number). */
 int cap_next(struct capture *c, struct cap_pkt *pkt, char *err, size_t errlen);
+/* 0: the next cap_next reads the first packet again; -1: it cannot (read
+ * through libpcap), close and open the file instead. */
+int cap_rewind(struct capture *c);
 const char *cap_linktype(const struct capture *c);
 void cap_close(struct capture *c);
 

@@ -1,6 +1,7 @@
 /* source.c - capture files replayed as packet sources with tcpreplay's
  * timing vocabulary, read one packet at a time through capture.c (memory
- * does not grow with the capture; each loop re-opens the file).
+ * does not grow with the capture; another loop reads the file again,
+ * rewound when read directly, else re-opened).
  *
  * Arrival times. start = o->start_ns; i = the packet's 0-based number over
  * the whole replay, loops included. Checked against tcpreplay 4.4/4.5's
@@ -52,7 +53,8 @@ struct cap_src {
 	struct replay_opts o;
 	enum pace pace;
 	char *path;
-	struct capture *cap;   /* the pass being read, NULL between passes */
+	struct capture *cap;   /* the pass being read (or the last, at its end) */
+	int pass_end;	       /* cap is at its end: the next pass rewinds or re-opens */
 	uint64_t pass;	       /* passes opened */
 	uint64_t pass_pkts;    /* packets read in the current pass */
 	uint64_t n;	       /* packets yielded */
@@ -153,10 +155,16 @@ static int src_finish(struct cap_src *c)
 
 static int src_open_pass(struct cap_src *c)
 {
-	int r = cap_open(&c->cap, c->path, c->errmsg, sizeof(c->errmsg));
+	int r;
 
-	if (r)
-		return r;
+	if (!c->cap || cap_rewind(c->cap)) {
+		cap_close(c->cap);
+		c->cap = NULL;
+		r = cap_open(&c->cap, c->path, c->errmsg, sizeof(c->errmsg));
+		if (r)
+			return r;
+	}
+	c->pass_end = 0;
 	c->pass++;
 	c->pass_pkts = 0;
 	c->pass_elapsed = c->elapsed;
@@ -231,7 +239,7 @@ static int cap_src_next(struct source *s, struct src_packet *p, char *err, size_
 	if (c->o.limit && c->n >= c->o.limit)
 		return src_finish(c);
 	for (;;) {
-		if (!c->cap) {
+		if (!c->cap || c->pass_end) {
 			if (c->o.loop && c->pass >= c->o.loop)
 				return src_finish(c);
 			r = src_open_pass(c);
@@ -249,8 +257,7 @@ static int cap_src_next(struct source *s, struct src_packet *p, char *err, size_
 		}
 		if (r > 0)
 			break;
-		cap_close(c->cap);
-		c->cap = NULL;
+		c->pass_end = 1;
 		if (!c->pass_pkts)
 			return src_finish(c); /* an empty capture: every pass is */
 		if (!c->o.loop && !c->o.limit && !src_pass_progressed(c))

@@ -583,6 +583,131 @@ static void test_loop_offsets_by_span(void)
 	CU_ASSERT_EQUAL(g.t[14], 4500001499ull); /* 9000002997 / 2, half up */
 }
 
+/* A copy of src in the other byte order: libpcap reads it (capture.c's
+ * direct reader takes host order only), so a loop re-opens it. */
+static int write_swapped(const char *src, const char *dst)
+{
+	FILE *in = fopen(src, "rb"), *out = fopen(dst, "wb");
+	uint8_t hdr[24], rec[16], data[2048];
+	int r = -1;
+
+	if (!in || !out || fread(hdr, 1, 24, in) != 24)
+		goto done;
+	for (int o = 0; o < 24; o += o == 4 || o == 6 ? 2 : 4) {
+		uint8_t t[4];
+		int w = o == 4 || o == 6 ? 2 : 4;
+
+		for (int i = 0; i < w; i++)
+			t[i] = hdr[o + w - 1 - i];
+		memcpy(hdr + o, t, (size_t)w);
+	}
+	fwrite(hdr, 1, 24, out);
+	while (fread(rec, 1, 16, in) == 16) {
+		uint32_t cap;
+
+		memcpy(&cap, rec + 8, 4);
+		if (cap > sizeof(data) || fread(data, 1, cap, in) != cap)
+			goto done;
+		for (int o = 0; o < 16; o += 4) {
+			uint8_t t[4] = {rec[o + 3], rec[o + 2], rec[o + 1], rec[o]};
+
+			memcpy(rec + o, t, 4);
+		}
+		fwrite(rec, 1, 16, out);
+		fwrite(data, 1, cap, out);
+	}
+	r = 0;
+done:
+	if (in)
+		fclose(in);
+	if (out && fclose(out))
+		r = -1;
+	return r;
+}
+
+/* Every pass reads the file again, whether it is rewound (read directly)
+ * or re-opened (read by libpcap): the same packets at the same times. */
+static void test_loop_rewound_or_reopened_alike(void)
+{
+	struct replay_opts o;
+	struct got g, h;
+	char path[300];
+
+	tmp_path(path, sizeof(path), "swapped.pcap");
+	CU_ASSERT_EQUAL_FATAL(write_swapped(path_b, path), 0);
+	opts(&o);
+	o.loop = 3;
+	drain(path_b, &o, &g);
+	drain(path, &o, &h);
+	CU_ASSERT_EQUAL_FATAL(g.rc, 0);
+	CU_ASSERT_EQUAL_FATAL(h.rc, 0);
+	CU_ASSERT_EQUAL_FATAL(g.n, 15);
+	CU_ASSERT_EQUAL_FATAL(h.n, 15);
+	for (int i = 0; i < 15; i++) {
+		CU_ASSERT_EQUAL(g.t[i], h.t[i]);
+		CU_ASSERT_EQUAL(g.len[i], h.len[i]);
+		CU_ASSERT_EQUAL(g.len[i], b_len[i % 5]);
+		CU_ASSERT_EQUAL(g.seq[i], (uint64_t)i + 1);
+	}
+	unlink(path);
+}
+
+/* A capture that grows while it is read (tcpdump -w still writing it):
+ * the records appended are read in the same pass and in the next, though
+ * the first read window was sized to the five-packet file (a small file's
+ * window is its own size, rounded up to a page). */
+static void test_capture_growing_while_read(void)
+{
+	static struct bframe many[40];
+	struct replay_opts o;
+	struct source *s;
+	struct src_packet p;
+	char path[300], more[300], err[256];
+	uint8_t buf[65536];
+	size_t got;
+	FILE *in, *out;
+	int n, r;
+
+	for (int i = 0; i < 40; i++) {
+		many[i] = b_frames[2];
+		many[i].ts = 4000000000ull + (uint64_t)i * 1000;
+		many[i].data[20] = (uint8_t)i;
+	}
+	tmp_path(path, sizeof(path), "growing.pcap");
+	tmp_path(more, sizeof(more), "more.pcap");
+	CU_ASSERT_EQUAL_FATAL(write_capture(path, DLT_EN10MB, 1, b_frames, 5), 0);
+	CU_ASSERT_EQUAL_FATAL(write_capture(more, DLT_EN10MB, 1, many, 40), 0);
+	opts(&o);
+	o.loop = 2;
+	o.topspeed = 1;
+	CU_ASSERT_EQUAL_FATAL(src_open_capture(&s, path, &o, err, sizeof(err)), 0);
+	for (n = 0; n < 5 && s->ops->next(s, &p, err, sizeof(err)) == 1; n++)
+		;
+	CU_ASSERT_EQUAL_FATAL(n, 5);
+	/* append the forty records (60 KiB), without their file header */
+	in = fopen(more, "rb");
+	out = fopen(path, "ab");
+	CU_ASSERT_FATAL(in && out);
+	got = fread(buf, 1, sizeof(buf), in);
+	CU_ASSERT_FATAL(got > 24 && got < sizeof(buf));
+	CU_ASSERT_EQUAL(fwrite(buf + 24, 1, got - 24, out), got - 24);
+	fclose(in);
+	CU_ASSERT_EQUAL(fclose(out), 0);
+	for (n = 5; (r = s->ops->next(s, &p, err, sizeof(err))) == 1; n++) {
+		int k = n % 45;
+
+		CU_ASSERT_EQUAL(p.seq, (uint64_t)n + 1);
+		CU_ASSERT_EQUAL(p.len, k < 5 ? b_len[k] : 1514);
+		if (k >= 5 && p.caplen > 20)
+			CU_ASSERT_EQUAL(p.data[20], k - 5);
+	}
+	CU_ASSERT_EQUAL(r, 0);
+	CU_ASSERT_EQUAL(n, 90);
+	s->ops->close(s);
+	unlink(path);
+	unlink(more);
+}
+
 static void test_limit_cuts_exactly(void)
 {
 	struct replay_opts o;
@@ -1188,6 +1313,9 @@ int main(void)
 	CU_add_test(s, "mbps byte count runs on across loops", test_mbps_bytes_run_on_across_loops);
 	CU_add_test(s, "topspeed: every packet at start_ns", test_topspeed_all_at_start);
 	CU_add_test(s, "loop k is offset by k x span", test_loop_offsets_by_span);
+	CU_add_test(s, "a loop reads the file again, rewound or re-opened alike",
+		    test_loop_rewound_or_reopened_alike);
+	CU_add_test(s, "a capture growing while read", test_capture_growing_while_read);
 	CU_add_test(s, "limit cuts exactly, across loops", test_limit_cuts_exactly);
 	CU_add_test(s, "duration cuts exactly", test_duration_cuts_exactly);
 	CU_add_test(s, "loop 0 runs until the limit or duration", test_loop_forever_needs_an_end);

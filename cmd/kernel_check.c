@@ -22,7 +22,7 @@ static const char usage_kcheck[] =
 	"               [default: the tree if the kernel has its qdisc kinds, else htb]\n"
 	"  --priority forward|N|X:Y  skb->priority of every frame, on both sides: a\n"
 	"               router's (IPv4 TOS) or fixed, as in tcsim run [0, a packet socket's];\n"
-	"               needs the tree (not with --htb)\n"
+	"               one naming a class of the root (X:Y, X its handle) needs the tree\n"
 	"  --limit N    at most N packets of each capture\n"
 	"  -v           also list the kernel's classes as read back\n"
 	"exit: 0 same, 1 different, 2 usage, error or cannot run here\n";

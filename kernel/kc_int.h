@@ -46,6 +46,7 @@ struct kc_plan {
 				  * or NULL */
 	int prio_forward;	  /* skb->priority: kcheck_opts' */
 	uint32_t priority;
+	const struct kcheck_prio *cap_prio; /* per capture, or NULL */
 	int shaper;	  /* the tree has htb or tbf: rows are every qdisc and class */
 	int show;	  /* the child captures tc -d qdisc/class show after building */
 	char raised[1024]; /* the limits raised, as printed */

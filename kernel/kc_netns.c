@@ -277,6 +277,8 @@ static int replay(const struct kc_plan *pl, int ifindex, struct kc_result *r)
 		struct cap_pkt p;
 		uint64_t n = 0;
 		int k = 1;
+		int fwd = pl->cap_prio ? pl->cap_prio[i].forward : pl->prio_forward;
+		uint32_t prio = pl->cap_prio ? pl->cap_prio[i].priority : pl->priority;
 
 		if (cap_open(&cap, pl->caps[i], err, sizeof(err))) {
 			rc = kc_rfail(r, KCHECK_ERROR, "%s", err);
@@ -292,8 +294,8 @@ static int replay(const struct kc_plan *pl, int ifindex, struct kc_result *r)
 			}
 			if (p.caplen < p.len)
 				r->truncated++;
-			if (set_priority(fd, pl->prio_forward ? frame_forward_priority(p.data, p.caplen)
-							     : pl->priority, &cur, r)) {
+			if (set_priority(fd, fwd ? frame_forward_priority(p.data, p.caplen) : prio, &cur,
+					 r)) {
 				rc = -1;
 				break;
 			}

@@ -629,7 +629,7 @@ int kernel_check(const char *tc_text, const char *tc_name, const char *basedir,
 	size_t tcout_len = 0;
 	FILE *tcmem;
 	struct dev *d;
-	int rc = KCHECK_ERROR, sig;
+	int rc = KCHECK_ERROR, sig, names_root;
 
 	if (!o)
 		o = &dflt;
@@ -687,17 +687,27 @@ int kernel_check(const char *tc_text, const char *tc_name, const char *basedir,
 		goto out;
 	pl->prio_forward = o->prio_forward;
 	pl->priority = o->priority;
+	pl->cap_prio = o->cap_prio;
+	/* A priority matters to the stand-in only where it names the root (prio
+	 * and htb then take it as a class, each its own way): a forwarded one
+	 * (rt_tos2priority, 0..6) never does, and cls_bpf cannot read it. One
+	 * that meets no filter is "unclassified" on both sides (the stand-in's
+	 * default row; prio's priomap band in tcsim's verdict). */
+	names_root = !o->prio_forward && o->priority && TC_H_MAJ(o->priority) == pl->handle;
+	for (int i = 0; o->cap_prio && i < ncaptures; i++)
+		names_root |= !o->cap_prio[i].forward && o->cap_prio[i].priority &&
+			      TC_H_MAJ(o->cap_prio[i].priority) == pl->handle;
 	if (d->root->ops != &prio_qdisc_ops && pl->mode != KCHECK_TREE)
 		pl->mode = KCHECK_TREE, pl->forced_tree = "the htb stand-in replaces a prio root only";
-	/* a prio root: the stand-in sends a priority that neither names a class
-	 * nor meets a matching filter to its default class, prio to priomap[] */
-	if ((o->prio_forward || o->priority) && pl->mode == KCHECK_HTB) {
+	if (names_root && pl->mode == KCHECK_HTB) {
 		kc_err(err, errlen, KCHECK_ERROR,
-		       "--priority with --htb: the htb stand-in has no priomap to place priorities by; use --tree");
+		       "--priority %x:%x names a class of the root, which prio and the htb stand-in take differently; use --tree",
+		       TC_H_MAJ(o->priority) >> 16, TC_H_MIN(o->priority));
 		goto out;
 	}
-	if ((o->prio_forward || o->priority) && pl->mode != KCHECK_TREE)
-		pl->mode = KCHECK_TREE, pl->forced_tree = "--priority: the htb stand-in has no priomap";
+	if (names_root && pl->mode != KCHECK_TREE)
+		pl->mode = KCHECK_TREE,
+		pl->forced_tree = "a priority names a class of the root, which prio and the htb stand-in take differently";
 	if (pl->inner_filters && pl->mode == KCHECK_HTB) {
 		kc_err(err, errlen, KCHECK_ERROR,
 		       "filters on inner qdiscs of %s: the htb stand-in checks the root's filters only", d->name);
@@ -707,6 +717,10 @@ int kernel_check(const char *tc_text, const char *tc_name, const char *basedir,
 	for (int i = 0; i < ncaptures; i++) {
 		struct source *src;
 
+		if (o->cap_prio) {
+			ro.prio_mode = o->cap_prio[i].forward ? PRIO_FORWARD : PRIO_FIXED;
+			ro.priority = o->cap_prio[i].priority;
+		}
 		if (src_open_capture(&src, captures[i], &ro, err, errlen) ||
 		    sim_add_source(&s, src, d, ro.vlan_inline, err, errlen))
 			goto out;

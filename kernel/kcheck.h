@@ -103,12 +103,17 @@ struct kcheck_opts {
 	/* skb->priority of every frame, on both sides: zeroed = fixed 0, what a
 	 * packet socket gives by default. prio_forward: frame_forward_priority()
 	 * of each frame (a router's rt_tos2priority), set on the kernel's socket
-	 * with SO_PRIORITY; else priority, fixed. Anything but fixed 0 needs the
-	 * tree mode: the htb stand-in for a prio root classifies a priority
-	 * neither naming a class nor matched by a filter to its default class,
-	 * where prio would use its priomap. */
+	 * with SO_PRIORITY; else priority, fixed. A fixed one whose major is the
+	 * root's handle names a class, which prio and the htb stand-in take
+	 * differently: it needs the tree mode. */
 	int prio_forward;
 	uint32_t priority;
+	/* or per capture: ncaptures entries, each as the pair above (NULL: every
+	 * capture as prio_forward / priority say) */
+	const struct kcheck_prio {
+		int forward;
+		uint32_t priority;
+	} *cap_prio;
 };
 
 /* The library entry: tc_text is a tc script (as tc_run_script takes it),

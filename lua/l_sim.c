@@ -279,7 +279,7 @@ static int l_sim_gc(lua_State *L)
 }
 
 void lsim_note_input(lua_State *L, struct lsim *ls, const char *capture, const struct synth_spec *sp,
-		     const char *dev)
+		     const char *dev, enum prio_mode prio_mode, uint32_t priority)
 {
 	struct lsim_input *in = realloc(ls->inputs, (size_t)(ls->ninputs + 1) * sizeof(*in));
 
@@ -289,6 +289,8 @@ void lsim_note_input(lua_State *L, struct lsim *ls, const char *capture, const s
 	in = &ls->inputs[ls->ninputs];
 	memset(in, 0, sizeof(*in));
 	snprintf(in->dev, sizeof(in->dev), "%s", dev);
+	in->prio_forward = prio_mode == PRIO_FORWARD;
+	in->priority = priority;
 	if (capture && !(in->capture = strdup(capture)))
 		luaL_error(L, "out of memory");
 	if (sp) {
@@ -473,7 +475,7 @@ static int l_sim_replay(lua_State *L)
 	if (src_open_capture(&src, path, &ro, err, sizeof(err)) ||
 	    sim_add_source(ls->s, src, d, ro.vlan_inline, err, sizeof(err)))
 		return luaL_error(L, "sim:replay: %s", err);
-	lsim_note_input(L, ls, path, NULL, d->name);
+	lsim_note_input(L, ls, path, NULL, d->name, ro.prio_mode, ro.priority);
 	lua_settop(L, 1);
 	return 1;
 }
@@ -498,7 +500,7 @@ static int l_sim_traffic(lua_State *L)
 	if (src_open_synth(&src, &t->spec, err, sizeof(err)) ||
 	    sim_add_source(ls->s, src, d, 0, err, sizeof(err)))
 		return luaL_error(L, "sim:traffic: %s", err);
-	lsim_note_input(L, ls, NULL, &t->spec, d->name);
+	lsim_note_input(L, ls, NULL, &t->spec, d->name, t->spec.prio_mode, t->spec.priority);
 	return 1;
 }
 

@@ -63,6 +63,7 @@ int scenario_kernel_check(lua_State *L, struct scenario *sc)
 		for (int k = 0; k < ls->ninputs && rc != 2; k++) {
 			const char *dev = ls->inputs[k].dev;
 			const char **caps;
+			struct kcheck_prio *prios;
 			struct kcheck_opts ko = {0};
 			char err[1024];
 			int n = 0, done = 0, r;
@@ -72,7 +73,10 @@ int scenario_kernel_check(lua_State *L, struct scenario *sc)
 			if (done)
 				continue; /* this device was checked with its first input */
 			caps = calloc((size_t)ls->ninputs, sizeof(*caps));
-			if (!caps) {
+			prios = calloc((size_t)ls->ninputs, sizeof(*prios));
+			if (!caps || !prios) {
+				free(caps);
+				free(prios);
 				rc = 1;
 				break;
 			}
@@ -83,6 +87,9 @@ int scenario_kernel_check(lua_State *L, struct scenario *sc)
 
 				if (strcmp(in->dev, dev))
 					continue;
+				/* skb->priority as the scenario gave it, on both sides */
+				prios[n].forward = in->prio_forward;
+				prios[n].priority = in->priority;
 				if (in->capture) {
 					caps[n++] = in->capture;
 					continue;
@@ -102,11 +109,13 @@ int scenario_kernel_check(lua_State *L, struct scenario *sc)
 					if (!strncmp(caps[j], dir, strlen(dir)))
 						free((char *)caps[j]);
 				free(caps);
+				free(prios);
 				break;
 			}
 			printf("== simulation %s, device %s\n", ls->name, dev);
 			fflush(stdout);
 			ko.seed = ls->s->cfg.seed;
+			ko.cap_prio = prios;
 			r = kernel_check(ls->tclog ? ls->tclog : "", sc->path,
 					 sc->dir[0] ? sc->dir : NULL, dev, caps, n, &ko, stdout,
 					 err, sizeof(err));
@@ -127,6 +136,7 @@ int scenario_kernel_check(lua_State *L, struct scenario *sc)
 					free((char *)caps[j]);
 				}
 			free(caps);
+			free(prios);
 		}
 	}
 	lua_pop(L, 1);

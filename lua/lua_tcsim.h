@@ -111,6 +111,8 @@ struct lsim {
 		char *capture;            /* a replayed capture, or NULL: */
 		struct synth_spec *synth; /* a synthetic source */
 		char dev[DEV_NAMELEN];
+		int prio_forward;	  /* skb->priority as the source gives it */
+		uint32_t priority;
 	} *inputs;
 	int ninputs;
 };
@@ -120,7 +122,7 @@ struct lsim {
 struct lsim *lsim_check(lua_State *L, int idx, const char *call);
 /* Remembers an input of the simulation (takes a copy). */
 void lsim_note_input(lua_State *L, struct lsim *ls, const char *capture, const struct synth_spec *sp,
-		     const char *dev);
+		     const char *dev, enum prio_mode prio_mode, uint32_t priority);
 
 struct ldev {
 	struct lsim *ls;

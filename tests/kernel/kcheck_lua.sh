@@ -30,4 +30,9 @@ done
 $TCSIM kernel-check scenarios/ssh_http_tcpdump.lua >"$T_TMP/out" 2>&1
 if grep -Eq '^1:99 \(default\) +666 +666 .* ok' "$T_TMP/out"; then ok
 else bad "ssh_http_tcpdump: 666 packets of 4:0 (578 ssh + 10 icmp + 78 http, each capture once) not in the kernel's default class: $(grep '^1:99' "$T_TMP/out" | head -1)"; fi
+# skb->priority as the scenario gives it, on both sides: htb_borrow's
+# customers carry priority 1:10 and 1:20, which htb_classify takes first
+$TCSIM kernel-check scenarios/htb_borrow.lua >"$T_TMP/out" 2>&1
+if grep -Eq '^class htb 1:10 +601 +601 .* ok' "$T_TMP/out" && grep -Eq '^class htb 1:20 +401 +401 .* ok' "$T_TMP/out"; then ok
+else bad "htb_borrow: priorities 1:10 (601 frames) and 1:20 (401) not in their classes on both sides: $(grep '^class htb 1:[12]0' "$T_TMP/out" | tr '\n' ' ')"; fi
 finish

@@ -87,7 +87,7 @@ if [ -z "$(ls -A "$T_TMP/tdir")" ]; then ok; else bad "files left behind: $(ls "
 
 # 5. shapers: a packet waiting for tokens says so (throttled), one that
 #    borrows names its lender; times computed by hand in the .lua files
-for s in tbf_six htb_borrow; do
+for s in tbf_six htb_borrow htb_lender; do
 	$TCSIM $D/$s.lua >"$T_TMP/$s.trace" 2>"$T_TMP/err" || bad "$s: $(cat "$T_TMP/err")"
 	if cmp -s $D/$s.trace "$T_TMP/$s.trace"; then ok; else
 		bad "$s trace golden differs"; diff $D/$s.trace "$T_TMP/$s.trace" | head -20
@@ -103,6 +103,8 @@ hand tbf_six throttled "#4 24000 until=8000000,#5 8008000 until=16000000,#6 1600
 hand htb_borrow dequeue "#1 0,#2 8000,#3 4000000,#4 8000000,#5 12000000,#6 16000000"
 hand htb_borrow throttled "#3 16000 by=1:10,#4 4008000 by=1:10,#5 8008000 by=1:10,#6 12008000 by=1:10"
 hand htb_borrow borrow "#3 4000000 level=7,#5 12000000 level=7"
+hand htb_lender dequeue "#1 0,#2 8000,#5 1000000,#6 1008000,#3 16000000,#4 32000000"
+hand htb_lender throttled "#3 16000 by=1:10,#3 4000000 by=1:1,#3 8000000 by=1:1,#4 16008000 by=1:1,#4 24000000 by=1:1"
 expect_file "explain golden (htb, throttled and lent)" $D/explain_htb_3.txt \
 	$TCSIM explain $D/htb_borrow.lua --packet 3
 

@@ -24,7 +24,7 @@ static const char usage_explain[] =
 	"  --trace-filter E trace only the packets the tcpdump expression E accepts\n"
 	"run options, as tcsim run: --rate --overhead --mtu --txqueuelen --delay --dev --speed\n"
 	"  --pps --mbps --topspeed --loop --limit --duration --priority --vlan --seed --kernel\n"
-	"  --sfq-allot --sfq-hash   (tcsim run --help)\n";
+	"  --sfq-allot --sfq-hash --timer-latency   (tcsim run --help)\n";
 /* clang-format on */
 
 static int x_parse_packet(const char *a, int *source, uint64_t *seq)

@@ -20,7 +20,8 @@ static const char usage_lint[] =
 	"  FILE:LINE: warning: WHAT; FIX   then a summary line\n"
 	"  --strict         exit 1 when there are warnings (for CI) [exit 0]\n"
 	"  --rate R, --overhead B, --mtu N, --txqueuelen N, --delay T, --dev NAME,\n"
-	"  --kernel current|3.13, --sfq-allot units|bytes, --sfq-hash tuple|random, --seed N:\n"
+	"  --kernel current|3.13, --sfq-allot units|bytes, --sfq-hash tuple|random, --seed N,\n"
+	"  --timer-latency T:\n"
 	"                   as tcsim run (a --rate in bps is bytes per second: a warning)\n"
 	"  the replay and output options of tcsim run and CAPTUREs are accepted (checked) and ignored\n"
 	"exit: 0, 1 (--strict and warnings), 2 (bad input)\n";

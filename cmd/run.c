@@ -37,6 +37,8 @@ static const char usage_run[] =
 	"  --kernel current|3.13     --sfq-allot units|bytes  (8-byte units: 3.13..6.12)\n"
 	"  --sfq-hash tuple|random   distinct flows never share a bucket (default), or the\n"
 	"                   kernel's jhash with a seeded perturbation: collisions as on Linux\n"
+	"  --timer-latency T  a shaper's watchdog (tbf, htb) fires T after its time, as the\n"
+	"                   kernel's timer interrupt and softirq do (5us-20us) [0: on time]\n"
 	"output:\n"
 	"  --json OUT|-     the results as JSON (README, JSON); '-' = only JSON, on stdout\n"
 	"  --pcap-out DIR   per device and band: DEV-BAND-sent.pcap (stamped at departure) and\n"

@@ -13,7 +13,7 @@
 enum {
 	O_TC = RUN_OPT_FIRST, O_RATE, O_OVERHEAD, O_MTU, O_TXQ, O_DELAY, O_DEV, O_SPEED, O_PPS,
 	O_MBPS, O_TOPSPEED, O_LOOP, O_LIMIT, O_DURATION, O_PRIORITY, O_VLAN, O_SEED, O_KERNEL,
-	O_ALLOT, O_HASH,
+	O_ALLOT, O_HASH, O_TIMER,
 };
 
 static const struct option shared[] = {
@@ -37,6 +37,7 @@ static const struct option shared[] = {
 	{"kernel", required_argument, NULL, O_KERNEL},
 	{"sfq-allot", required_argument, NULL, O_ALLOT},
 	{"sfq-hash", required_argument, NULL, O_HASH},
+	{"timer-latency", required_argument, NULL, O_TIMER},
 };
 
 void run_opts_default(struct run_opts *o)
@@ -155,6 +156,7 @@ int run_opts_apply(struct run_opts *o, int c, const char *a)
 		if (!(bad = either(a, "tuple", "random", &flag)))
 			cfg->sfq_hash_random = flag;
 		break;
+	case O_TIMER: bad = tc_get_time_ns(&cfg->timer_latency_ns, a); break;
 	default: return 0;
 	}
 	return bad ? -1 : 1;

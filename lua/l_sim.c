@@ -126,7 +126,7 @@ static struct dev *source_dev(lua_State *L, int opts, struct lsim *ls, const cha
 /* ---- tcsim.sim{...} ---- */
 
 static const char *const sim_keys[] = {"name",	   "seed",     "kernel",  "sfq_allot", "sfq_hash", "rate",
-				       "overhead", "mtu",      "txqueuelen", "delay",  NULL};
+				       "overhead", "mtu",      "txqueuelen", "delay",  "timer_latency", NULL};
 
 static void dev_opts(lua_State *L, int t, uint64_t *rate, uint32_t *overhead, uint32_t *mtu,
 		     uint32_t *txq, uint64_t *delay)
@@ -202,6 +202,10 @@ static int l_sim_new(lua_State *L)
 			if (strcmp(k, "tuple") && strcmp(k, "random"))
 				luaL_error(L, "sfq_hash '%s': expected \"tuple\" or \"random\"", k);
 			cfg.sfq_hash_random = !strcmp(k, "random");
+			lua_pop(L, 1);
+		}
+		if (opt_field(L, 1, "timer_latency")) {
+			cfg.timer_latency_ns = opt_time_ns(L, -1, "timer_latency");
 			lua_pop(L, 1);
 		}
 		dev_opts(L, 1, &cfg.rate_bps, &cfg.overhead, &cfg.mtu, &cfg.txqueuelen, &cfg.delay_ns);

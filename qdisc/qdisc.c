@@ -275,6 +275,12 @@ void qdisc_watchdog_schedule_ns(struct qdisc *q, uint64_t t_ns)
 	/* hrtimer_start on a past expiry fires at once */
 	if (t_ns < now)
 		t_ns = now;
+	/* the kernel's hrtimer interrupt and NET_TX softirq come this much
+	 * later (0: at the expiry); events closer together than that are
+	 * served by one dequeue, which htb's schedule is sensitive to */
+	if (q->env->timer_latency_ns)
+		t_ns = t_ns > UINT64_MAX - q->env->timer_latency_ns ? UINT64_MAX
+								 : t_ns + q->env->timer_latency_ns;
 	if (q->wd.pending && q->wd.expires == t_ns)
 		return;
 	q->wd.pending = 1;

@@ -85,6 +85,7 @@ struct qdisc_env {
 	enum bpf_kernel kernel;   /* whose rules (3.13 or current) */
 	int sfq_allot_bytes;      /* sfq credit in bytes (6.13+) or 8-byte units */
 	int sfq_hash_random;      /* sfq buckets from a seeded jhash (collisions) */
+	uint64_t timer_latency_ns; /* a watchdog fires this long after its expiry */
 	uint64_t (*now)(void *arg);
 	void (*drop)(void *arg, struct pkt *p);       /* a packet left, dropped */
 	uint64_t (*random)(void *arg);                /* the seeded generator */

@@ -322,6 +322,9 @@ void report_text(const struct sim *s, FILE *out)
 	fprintf(out, "tcsim: %d device%s, %d source%s, seed %" PRIu64 ", kernel %s, simulated %.6f s\n",
 		s->ndevs, s->ndevs == 1 ? "" : "s", s->nsrcs, s->nsrcs == 1 ? "" : "s", s->cfg.seed,
 		kernel_name(s->cfg.kernel), (double)s->now / 1e9);
+	if (s->cfg.timer_latency_ns) /* a model choice the numbers depend on */
+		fprintf(out, "timer latency %" PRIu64 " ns: shapers' watchdogs fire that late\n",
+			s->cfg.timer_latency_ns);
 	for (int i = 0; i < s->ndevs; i++) {
 		fputc('\n', out);
 		text_device(s->devs[i], out);
@@ -521,9 +524,11 @@ static void json_device(const struct dev *d, FILE *out)
 
 void report_json(const struct sim *s, FILE *out)
 {
-	fprintf(out, "{\n  \"tcsim\": 1,\n  \"seed\": %" PRIu64 ",\n  \"kernel\": \"%s\",\n  \"time_ns\": %" PRIu64
-		     ",\n  \"devices\": [\n",
+	fprintf(out, "{\n  \"tcsim\": 1,\n  \"seed\": %" PRIu64 ",\n  \"kernel\": \"%s\",\n  \"time_ns\": %" PRIu64 ",\n",
 		s->cfg.seed, kernel_name(s->cfg.kernel), s->now);
+	if (s->cfg.timer_latency_ns) /* only when set: results without it read as before */
+		fprintf(out, "  \"timer_latency_ns\": %" PRIu64 ",\n", s->cfg.timer_latency_ns);
+	fputs("  \"devices\": [\n", out);
 	for (int i = 0; i < s->ndevs; i++) {
 		json_device(s->devs[i], out);
 		fputs(i + 1 < s->ndevs ? ",\n" : "\n", out);

@@ -325,6 +325,7 @@ int sim_dev_add(struct sim *s, const char *name, struct dev **out, char *err, si
 		.kernel = s->cfg.kernel,
 		.sfq_allot_bytes = s->cfg.sfq_allot_bytes,
 		.sfq_hash_random = s->cfg.sfq_hash_random,
+		.timer_latency_ns = s->cfg.timer_latency_ns,
 		.now = env_now,
 		.drop = env_drop,
 		.random = env_random,

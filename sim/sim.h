@@ -52,6 +52,9 @@ struct sim_config {
 	uint64_t rate_bps;
 	uint32_t overhead, mtu, txqueuelen;
 	uint64_t delay_ns;
+	/* A qdisc watchdog (tbf, htb) fires this long after the time it was
+	 * armed for: the kernel's timer interrupt and softirq latency [0]. */
+	uint64_t timer_latency_ns;
 	/* Fire every idle timer one by one instead of applying runs of them at
 	 * once (sim.c, idle time): the reference the tests compare with. */
 	int step_idle;

@@ -283,6 +283,7 @@ option | --duration 0 | 0 | -                                                   
 option | --duration -1 | 2 | --duration '-1'                                           | run --tc $OK --duration -1 $CAP
 option | --duration 2^64 | 2 | --duration '18446744073709551616'                      | run --tc $OK --duration 18446744073709551616 $CAP
 option | --delay 2^64 | 2 | --delay '18446744073709551616'                             | run --tc $OK --delay 18446744073709551616 $CAP
+option | --timer-latency -1 | 2 | --timer-latency '-1'                               | run --tc $OK --timer-latency -1 $CAP
 option | --overhead -1 | 2 | --overhead '-1'                                           | run --tc $OK --overhead -1 $CAP
 option | --priority 2^32 | 2 | --priority '4294967296'                                | run --tc $OK --priority 4294967296 $CAP
 option | --plot-interval 0 | 2 | --plot-interval '0'                                  | run --tc $OK --plot-interval 0 $CAP

@@ -87,7 +87,7 @@ if [ -z "$(ls -A "$T_TMP/tdir")" ]; then ok; else bad "files left behind: $(ls "
 
 # 5. shapers: a packet waiting for tokens says so (throttled), one that
 #    borrows names its lender; times computed by hand in the .lua files
-for s in tbf_six htb_borrow htb_lender; do
+for s in tbf_six tbf_six_late htb_borrow htb_lender; do
 	$TCSIM $D/$s.lua >"$T_TMP/$s.trace" 2>"$T_TMP/err" || bad "$s: $(cat "$T_TMP/err")"
 	if cmp -s $D/$s.trace "$T_TMP/$s.trace"; then ok; else
 		bad "$s trace golden differs"; diff $D/$s.trace "$T_TMP/$s.trace" | head -20
@@ -100,6 +100,8 @@ hand() { # NAME EVENT EXPECTED
 }
 hand tbf_six dequeue "#1 0,#2 8000,#3 16000,#4 8000000,#5 16000000,#6 24000000"
 hand tbf_six throttled "#4 24000 until=8000000,#5 8008000 until=16000000,#6 16008000 until=24000000"
+hand tbf_six_late dequeue "#1 0,#2 8000,#3 16000,#4 8005000,#5 16005000,#6 24005000"
+hand tbf_six_late throttled "#4 24000 until=8000000,#5 8013000 until=16000000,#6 16013000 until=24000000"
 hand htb_borrow dequeue "#1 0,#2 8000,#3 4000000,#4 8000000,#5 12000000,#6 16000000"
 hand htb_borrow throttled "#3 16000 by=1:10,#4 4008000 by=1:10,#5 8008000 by=1:10,#6 12008000 by=1:10"
 hand htb_borrow borrow "#3 4000000 level=7,#5 12000000 level=7"

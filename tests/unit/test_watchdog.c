@@ -139,8 +139,9 @@ static void on_done(void *arg, const struct dev *d, const struct pkt *p)
 	}
 }
 
-/* 1 Mbit/s: 125 bytes take 1 ms on the wire. */
-static struct dev *setup(struct sim *s, struct record *rec, struct script *sc)
+/* 1 Mbit/s: 125 bytes take 1 ms on the wire; watchdogs fire latency ns late. */
+static struct dev *setup_latency(struct sim *s, struct record *rec, struct script *sc,
+				 uint64_t latency)
 {
 	struct sim_config cfg;
 	struct dev *d;
@@ -148,6 +149,7 @@ static struct dev *setup(struct sim *s, struct record *rec, struct script *sc)
 
 	sim_config_default(&cfg);
 	cfg.rate_bps = 1000000;
+	cfg.timer_latency_ns = latency;
 	CU_ASSERT_FATAL(sim_init(s, &cfg) == 0);
 	CU_ASSERT_FATAL(sim_dev_add(s, "eth0", &d, err, sizeof(err)) == 0);
 	rec->obs = (struct sim_observer){.done = on_done, .arg = rec};
@@ -156,6 +158,11 @@ static struct dev *setup(struct sim *s, struct record *rec, struct script *sc)
 		CU_ASSERT_FATAL(
 		    sim_add_source(s, test_src_new(script_gen, sc), d, 0, err, sizeof(err)) == 0);
 	return d;
+}
+
+static struct dev *setup(struct sim *s, struct record *rec, struct script *sc)
+{
+	return setup_latency(s, rec, sc, 0);
 }
 
 static void check_accounting(const struct sim *s)
@@ -191,6 +198,43 @@ static void test_watchdog_releases_at_its_time(void)
 	CU_ASSERT_EQUAL(g->s.overlimits, 3);
 	CU_ASSERT_FALSE(g->wd.pending);
 	check_accounting(&s);
+	sim_free(&s);
+}
+
+/* --timer-latency 30us: the gate's watchdog, armed for 5 ms, fires at
+ * 5.03 ms and the three packets leave back to back from there; a re-arm
+ * for the same time keeps it, and a time already past fires 30 us from
+ * now, as a kernel timer raised at once still waits for its softirq. */
+static void test_timer_latency(void)
+{
+	static const struct script_pkt v[] = {{0, 125, 0}, {100000, 125, 0}, {200000, 125, 0}};
+	struct script sc = {v, 3, 0};
+	struct record rec = {0};
+	struct sim s;
+	struct dev *d = setup_latency(&s, &rec, &sc, 30000);
+	struct qdisc *g = gate_new(d, 0x10000, 5000000);
+	uint64_t id;
+
+	dev_set_root(d, g);
+	CU_ASSERT_EQUAL(sim_run_until(&s, 1000000), 0);
+	CU_ASSERT(g->wd.pending && g->wd.expires == 5030000);
+	id = g->wd.id;
+	qdisc_watchdog_schedule_ns(g, 5000000);
+	CU_ASSERT_EQUAL(g->wd.id, id);
+	CU_ASSERT_EQUAL(sim_run_until(&s, 5029999), 0);
+	CU_ASSERT_EQUAL(rec.n, 0);
+	CU_ASSERT_EQUAL(sim_run(&s), 0);
+	CU_ASSERT_EQUAL_FATAL(rec.n, 3);
+	CU_ASSERT_EQUAL(rec.dq[0], 5030000);
+	CU_ASSERT_EQUAL(rec.dq[1], 6030000);
+	CU_ASSERT_EQUAL(rec.dq[2], 7030000);
+	check_accounting(&s);
+	qdisc_watchdog_schedule_ns(g, 100);
+	CU_ASSERT_EQUAL(g->wd.expires, s.now + 30000);
+	/* saturates rather than wrapping */
+	qdisc_watchdog_schedule_ns(g, UINT64_MAX - 10);
+	CU_ASSERT_EQUAL(g->wd.expires, UINT64_MAX);
+	qdisc_watchdog_cancel(g);
 	sim_free(&s);
 }
 
@@ -360,6 +404,7 @@ int main(void)
 	CU_add_test(s, "a held packet leaves when the watchdog fires",
 		    test_watchdog_releases_at_its_time);
 	CU_add_test(s, "re-arm: equal keeps, other replaces, cancel", test_rearm_rules);
+	CU_add_test(s, "--timer-latency: a watchdog fires that late", test_timer_latency);
 	CU_add_test(s, "a destroyed qdisc's watchdog does not fire", test_destroyed_does_not_fire);
 	CU_add_test(s, "prio passes over a band that waits", test_prio_passes_over_waiting_band);
 	CU_add_test(s, "idle skip equals stepping with a stale watchdog",

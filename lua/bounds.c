@@ -30,6 +30,7 @@
 #define HEAP_SAMPLE_EVERY 64	/* bound checks between two heap samples */
 #define STOP_RESERVE (1u << 20) /* what error handling may still allocate once stopped */
 #define HARD_GRACE_NS 500000000ull
+#define ALLOC_BYTES_PER_INSN 64 /* the instruction budget's price of allocation */
 
 static const char stop_key = 'x';
 
@@ -109,6 +110,11 @@ void *scenario_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 	if (!p)
 		return NULL;
 	sc->refused_pending = 0;
+	/* the clock-free budget counts work, not only instructions: one
+	 * string.rep or table.concat can copy megabytes in one instruction, so
+	 * every ALLOC_BYTES_PER_INSN bytes allocated count as one */
+	if (nsize > old)
+		sc->instructions += (nsize - old) / ALLOC_BYTES_PER_INSN;
 	sc->lua_bytes = sc->lua_bytes - old + nsize;
 	return p;
 }
@@ -214,7 +220,8 @@ static int stop_message(const struct scenario *sc, char *b, size_t n)
 	default:
 		snprintf(b, n,
 			 "tcsim: %s: stopped: over its budget of %" PRIu64
-			 " Lua instructions or %" PRIu64 " simulation events\n",
+			 " Lua instructions (64 bytes allocated count as one) or %" PRIu64
+			 " simulation events\n",
 			 where, sc->o->max_instructions, sc->o->max_events);
 		return SCENARIO_EXIT_TIMEOUT;
 	}

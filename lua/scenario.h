@@ -36,7 +36,7 @@ struct scenario_opts {
 	uint64_t timeout_ns;       /* --timeout: wall clock, in Lua and in the simulation alike */
 	uint64_t max_memory;       /* --max-memory: bytes the Lua allocator may hold (and the
 				    * process heap, sampled, when not under a sanitizer) */
-	uint64_t max_instructions; /* Lua instructions: a clock-free bound (fuzzing) */
+	uint64_t max_instructions; /* Lua instructions (and 64 bytes allocated = 1): a clock-free bound (fuzzing) */
 	uint64_t max_events;       /* simulation events, over all its runs: ditto */
 	int owns_process;          /* tcsim itself, not a test or a fuzzer: --timeout also ends the
 				    * process (SIGALRM) when the scenario is stuck where it cannot

@@ -24,7 +24,7 @@ static const char usage_explain[] =
 	"  --trace-filter E trace only the packets the tcpdump expression E accepts\n"
 	"run options, as tcsim run: --rate --overhead --mtu --txqueuelen --delay --dev --speed\n"
 	"  --pps --mbps --topspeed --loop --limit --duration --priority --vlan --seed --kernel\n"
-	"  --sfq-allot --sfq-hash --timer-latency   (tcsim run --help)\n";
+	"  --sfq-allot --sfq-hash --timer-latency --var --force   (tcsim run --help)\n";
 /* clang-format on */
 
 static int x_parse_packet(const char *a, int *source, uint64_t *seq)
@@ -120,7 +120,7 @@ int explain_main(int argc, char **argv)
 	}
 	/* show commands of the tc file: explain prints only its account */
 	devnull = fopen("/dev/null", "w");
-	if (!devnull || tc_run_file(&s, tcfile, devnull, err, sizeof(err))) {
+	if (!devnull || tc_run_file_opts(&s, tcfile, &opts.script, devnull, err, sizeof(err))) {
 		fprintf(stderr, "tcsim: %s\n", devnull ? err : strerror(errno));
 		goto out;
 	}

@@ -21,7 +21,7 @@ static const char usage_lint[] =
 	"  --strict         exit 1 when there are warnings (for CI) [exit 0]\n"
 	"  --rate R, --overhead B, --mtu N, --txqueuelen N, --delay T, --dev NAME,\n"
 	"  --kernel current|3.13, --sfq-allot units|bytes, --sfq-hash tuple|random, --seed N,\n"
-	"  --timer-latency T:\n"
+	"  --timer-latency T, --var NAME=VALUE, --force:\n"
 	"                   as tcsim run (a --rate in bps is bytes per second: a warning)\n"
 	"  the replay and output options of tcsim run and CAPTUREs are accepted (checked) and ignored\n"
 	"exit: 0, 1 (--strict and warnings), 2 (bad input)\n";
@@ -90,7 +90,7 @@ int lint_main(int argc, char **argv)
 		free(shown);
 		return 2;
 	}
-	ret = tc_run_file(&s, tcfile, devnull, err, sizeof(err));
+	ret = tc_run_file_opts(&s, tcfile, &opts.script, devnull, err, sizeof(err));
 	fclose(devnull);
 	free(shown);
 	if (ret) {

@@ -39,6 +39,10 @@ static const char usage_run[] =
 	"                   kernel's jhash with a seeded perturbation: collisions as on Linux\n"
 	"  --timer-latency T  a shaper's watchdog (tbf, htb) fires T after its time, as the\n"
 	"                   kernel's timer interrupt and softirq do (5us-20us) [0: on time]\n"
+	"tc file:\n"
+	"  --var NAME=VALUE  $NAME, ${NAME}, ${NAME:-W}, ${NAME-W} in the tc file (repeatable;\n"
+	"                   above its own NAME=VALUE lines and the environment)\n"
+	"  --force          as tc -force: report a failing tc line, go on, exit 1 at the end\n"
 	"output:\n"
 	"  --json OUT|-     the results as JSON (README, JSON); '-' = only JSON, on stdout\n"
 	"  --pcap-out DIR   per device and band: DEV-BAND-sent.pcap (stamped at departure) and\n"
@@ -163,7 +167,7 @@ int cmd_sim_run(int argc, char **argv)
 		return 1;
 	}
 	/* show commands in the tc file print only once the run succeeded */
-	if (tc_run_file(&s, tcfile, tcmem, err, sizeof(err))) {
+	if (tc_run_file_opts(&s, tcfile, &opts.script, tcmem, err, sizeof(err))) {
 		fprintf(stderr, "tcsim: %s\n", err);
 		goto out;
 	}
@@ -228,6 +232,12 @@ int cmd_sim_run(int argc, char **argv)
 	else
 		report_text(&s, stdout);
 	rc = json_commit(&jo, &s);
+	if (!rc && opts.script.failed) {
+		fprintf(stderr, "tcsim run: %d tc command%s failed and %s passed over (--force)\n",
+			opts.script.failed, opts.script.failed == 1 ? "" : "s",
+			opts.script.failed == 1 ? "was" : "were");
+		rc = 1;
+	}
 out:
 	json_abort(&jo);
 	trace_close(tr);

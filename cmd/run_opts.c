@@ -13,7 +13,7 @@
 enum {
 	O_TC = RUN_OPT_FIRST, O_RATE, O_OVERHEAD, O_MTU, O_TXQ, O_DELAY, O_DEV, O_SPEED, O_PPS,
 	O_MBPS, O_TOPSPEED, O_LOOP, O_LIMIT, O_DURATION, O_PRIORITY, O_VLAN, O_SEED, O_KERNEL,
-	O_ALLOT, O_HASH, O_TIMER,
+	O_ALLOT, O_HASH, O_TIMER, O_VAR, O_FORCE,
 };
 
 static const struct option shared[] = {
@@ -38,6 +38,8 @@ static const struct option shared[] = {
 	{"sfq-allot", required_argument, NULL, O_ALLOT},
 	{"sfq-hash", required_argument, NULL, O_HASH},
 	{"timer-latency", required_argument, NULL, O_TIMER},
+	{"var", required_argument, NULL, O_VAR},
+	{"force", no_argument, NULL, O_FORCE},
 };
 
 void run_opts_default(struct run_opts *o)
@@ -45,6 +47,7 @@ void run_opts_default(struct run_opts *o)
 	memset(o, 0, sizeof(*o));
 	sim_config_default(&o->cfg);
 	replay_opts_default(&o->ro);
+	o->script.environ = 1; /* $DEV from the caller's shell, as tc scripts expect */
 }
 
 int run_opts_longopts(struct option *out, size_t cap, const struct option *extra)
@@ -157,6 +160,12 @@ int run_opts_apply(struct run_opts *o, int c, const char *a)
 			cfg->sfq_hash_random = flag;
 		break;
 	case O_TIMER: bad = tc_get_time_ns(&cfg->timer_latency_ns, a); break;
+	case O_VAR:
+		bad = !tc_is_assignment(a, strlen(a)) || o->script.nvars == TC_MAX_VARS;
+		if (!bad)
+			o->script.vars[o->script.nvars++] = a;
+		break;
+	case O_FORCE: o->script.force = 1; break;
 	default: return 0;
 	}
 	return bad ? -1 : 1;

@@ -1,7 +1,8 @@
 /* run_opts.h - the options `tcsim run`, `tcsim explain` and `tcsim lint`
  * share, parsed in one place: the tc file, the device (rate, overhead,
  * mtu, txqueuelen, delay, dev), the replay (tcpreplay's words, priority,
- * vlan) and the model (seed, kernel, sfq allot and hash). A command lists
+ * vlan), the model (seed, kernel, sfq allot and hash, timer latency) and
+ * the script (--var, --force). A command lists
  * its own options after these (run_opts_longopts) and hands every getopt
  * code to run_opts_apply first. */
 #ifndef TCSIM_RUN_OPTS_H
@@ -13,6 +14,7 @@
 
 #include "sim.h"
 #include "source.h"
+#include "tc.h"
 
 /* getopt codes from here up are the shared options; commands use 256.. */
 #define RUN_OPT_FIRST 0x1000
@@ -23,6 +25,7 @@ struct run_opts {
 	const char *tcfile;  /* --tc */
 	const char *devname; /* --dev */
 	const char *rate;    /* --rate as written (lint reads the units) */
+	struct tc_script_opts script; /* --var, --force; the environment's variables */
 };
 void run_opts_default(struct run_opts *o);
 

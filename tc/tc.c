@@ -34,6 +34,7 @@
  *  - `tc qdisc del` and `tc filter del` do not parse the kind's options
  *    (tc would; the kernel never looks at them).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -375,6 +376,116 @@ static int script_fail(char *err, size_t errlen, int code, const char *name, int
 	return code;
 }
 
+/* ---- shell variables (tcsim run --var) ---- */
+
+int tc_is_assignment(const char *w, size_t len)
+{
+	size_t i;
+
+	if (!len || !(isalpha((unsigned char)w[0]) || w[0] == '_'))
+		return 0;
+	for (i = 1; i < len && (isalnum((unsigned char)w[i]) || w[i] == '_'); i++)
+		;
+	return i < len && w[i] == '=';
+}
+
+/* The script's own NAME=VALUE lines, "NAME=VALUE" each, later ones last. */
+struct script_vars {
+	char **v;
+	int n, cap;
+};
+
+static void script_vars_free(struct script_vars *sv)
+{
+	for (int i = 0; i < sv->n; i++)
+		free(sv->v[i]);
+	free(sv->v);
+}
+
+static int script_vars_add(struct script_vars *sv, const char *assignment)
+{
+	char *a;
+
+	if (sv->n == sv->cap) {
+		int cap = sv->cap ? sv->cap * 2 : 8;
+		char **v = realloc(sv->v, (size_t)cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		sv->v = v;
+		sv->cap = cap;
+	}
+	if (!(a = strdup(assignment)))
+		return -ENOMEM;
+	sv->v[sv->n++] = a;
+	return 0;
+}
+
+static const char *var_in(const char *const *v, int n, const char *name, size_t nl)
+{
+	for (int i = n - 1; i >= 0; i--) /* the last assignment wins */
+		if (!strncmp(v[i], name, nl) && v[i][nl] == '=')
+			return v[i] + nl + 1;
+	return NULL;
+}
+
+/* --var, then the script's lines, then the environment; NULL: unset. */
+static const char *var_lookup(const struct tc_script_opts *so, const struct script_vars *sv,
+			      const char *name, size_t nl)
+{
+	const char *v = var_in(so->vars, so->nvars, name, nl);
+	char buf[256];
+
+	if (!v)
+		v = var_in((const char *const *)sv->v, sv->n, name, nl);
+	if (!v && so->environ && nl < sizeof(buf)) {
+		memcpy(buf, name, nl);
+		buf[nl] = 0;
+		v = getenv(buf);
+	}
+	return v;
+}
+
+/* $NAME, ${NAME}, ${NAME:-WORD} or ${NAME-WORD} at p (WORD plain text). */
+struct var_ref {
+	const char *name, *def;
+	size_t nl, dl, len; /* len: the characters of the text it takes */
+	int def_if_unset;   /* ${NAME-WORD} */
+	int def_if_empty;   /* ${NAME:-WORD} */
+};
+
+static int var_ref_at(const char *p, struct var_ref *r)
+{
+	const char *q = p + 1 + (p[1] == '{');
+
+	memset(r, 0, sizeof(*r));
+	if (!(isalpha((unsigned char)*q) || *q == '_'))
+		return -1; /* $1, $@, $(...), ${#X}: a shell's, not ours */
+	r->name = q;
+	while (isalnum((unsigned char)*q) || *q == '_')
+		q++;
+	r->nl = (size_t)(q - r->name);
+	if (p[1] != '{') {
+		r->len = (size_t)(q - p);
+		return 0;
+	}
+	if (q[0] == ':' && q[1] == '-')
+		r->def_if_empty = 1, q += 2;
+	else if (q[0] == '-')
+		q++;
+	else if (q[0] != '}')
+		return -1; /* ${X:=Y}, ${X#Y}, ...: not expanded here */
+	r->def_if_unset = q[-1] == '-';
+	r->def = q;
+	while (*q && !strchr("}$`'\"\\\n", *q))
+		q++;
+	if (*q != '}')
+		return -1;
+	r->dl = (size_t)(q - r->def);
+	r->len = (size_t)(q + 1 - p);
+	return 0;
+}
+
 /* The word of the text starting at p, for messages. */
 static void token_at(const char *p, char *buf, size_t n)
 {
@@ -384,6 +495,56 @@ static void token_at(const char *p, char *buf, size_t n)
 		i++;
 	memcpy(buf, p, i);
 	buf[i] = 0;
+}
+
+/* Expands the '$' or '`' at p into ws: within double quotes as one piece,
+ * else split into words at blanks as a shell splits it, except in the
+ * NAME=VALUE words that begin a line. *used: the characters it took. */
+static int expand_var(struct words *ws, const char *p, int quoted, const struct tc_script_opts *so,
+		      const struct script_vars *sv, const char *name, int line, size_t *used,
+		      char *err, size_t errlen)
+{
+	struct var_ref r;
+	const char *v, *end;
+	char tok[48];
+	int assign = tc_is_assignment(ws->w ? ws->w : "", ws->len);
+
+	token_at(p, tok, sizeof(tok));
+	if (*p == '`' || var_ref_at(p, &r))
+		return script_fail(err, errlen, -EINVAL, name, line,
+				   "\"%s\": tcsim runs no shell: only $NAME, ${NAME}, ${NAME:-WORD} "
+				   "and ${NAME-WORD} are expanded, no command substitution "
+				   "(bpf asm-file F.ops assembles a program)",
+				   tok);
+	if (!so)
+		return script_fail(err, errlen, -EINVAL, name, line,
+				   "\"%s\": a shell variable, which only a tc file run with --var "
+				   "NAME=VALUE expands; write the value here",
+				   tok);
+	v = var_lookup(so, sv, r.name, r.nl);
+	if ((!v && (r.def_if_unset || r.def_if_empty)) || (v && !*v && r.def_if_empty)) {
+		v = r.def;
+		end = r.def + r.dl;
+	} else if (!v) {
+		return script_fail(err, errlen, -EINVAL, name, line,
+				   "$%.*s is not set: give --var %.*s=VALUE (or set it in the "
+				   "script%s)",
+				   (int)r.nl, r.name, (int)r.nl, r.name,
+				   so->environ ? " or the environment" : "");
+	} else {
+		end = v + strlen(v);
+	}
+	for (int i = 0; i < ws->n; i++)
+		assign &= tc_is_assignment(ws->v[i], strlen(ws->v[i]));
+	for (; v < end; v++) {
+		int ret = !quoted && !assign && strchr(" \t\n", *v) ? word_end(ws)
+								     : word_putc(ws, *v);
+
+		if (ret)
+			return ret;
+	}
+	*used = r.len;
+	return 0;
 }
 
 /* What a router script puts after a tc command for its shell: `|| true`
@@ -490,13 +651,14 @@ int tc_run_script(struct sim *s, const char *text, const char *name, const char 
 	return tc_run_script_at(s, text, name, 1, basedir, out, err, errlen);
 }
 
-int tc_run_script_at(struct sim *s, const char *text, const char *name, int first_line,
-		     const char *basedir, FILE *out, char *err, size_t errlen)
+static int run_script(struct sim *s, const char *text, const char *name, int first_line,
+		      const char *basedir, struct tc_script_opts *so, FILE *out, char *err,
+		      size_t errlen)
 {
+	struct script_vars sv = {0};
 	struct words ws = {0};
 	const char *p = text;
 	int line = first_line, start = first_line, ret = 0;
-	char tok[48];
 
 	if (!name || !*name)
 		name = "tc";
@@ -508,6 +670,25 @@ int tc_run_script_at(struct sim *s, const char *text, const char *name, int firs
 		if (ch == '\0' || ch == '\n') {
 			if ((ret = word_end(&ws)))
 				break;
+			int assigns = 0;
+
+			while (assigns < ws.n && tc_is_assignment(ws.v[assigns], strlen(ws.v[assigns])))
+				assigns++;
+			if (assigns && (!so || assigns < ws.n)) {
+				ret = script_fail(err, errlen, -EINVAL, name, start,
+						  so ? "\"%s\": tcsim runs no shell: an assignment goes on "
+						       "a line of its own"
+						     : "\"%s\": a shell variable, which only a tc "
+						       "file run with --var NAME=VALUE takes",
+						  ws.v[0]);
+				break;
+			}
+			for (int i = 0; i < assigns && !ret; i++)
+				ret = script_vars_add(&sv, ws.v[i]);
+			if (ret)
+				break;
+			if (assigns)
+				words_clear(&ws);
 			if (ws.n) {
 				char where[512];
 				struct shell_tail st;
@@ -543,6 +724,17 @@ int tc_run_script_at(struct sim *s, const char *text, const char *name, int firs
 					ret = 0;
 					if (err && errlen)
 						err[0] = 0;
+				}
+				if (ret && ret != -ENOMEM && so && so->force) {
+					/* tc -force -batch: say it and go on; the caller
+					 * ends with an error once the run is done */
+					if (err && errlen) {
+						errmsg_oneline(err, errlen);
+						fprintf(stderr, "tcsim: %s (--force: going on)\n", err);
+						err[0] = 0;
+					}
+					so->failed++;
+					ret = 0;
 				}
 				if (ret)
 					break;
@@ -605,14 +797,14 @@ int tc_run_script_at(struct sim *s, const char *text, const char *name, int firs
 					continue;
 				}
 				if (*p == '`' || (*p == '$' && is_expansion(p))) {
-					token_at(p, tok, sizeof(tok));
-					ret = script_fail(
-					    err, errlen, -EINVAL, name, line,
-					    "\"%s\": tcsim runs no shell: no command "
-					    "substitution or variables (bpf asm-file F.ops "
-					    "assembles a program)",
-					    tok);
-					break;
+					size_t used;
+
+					ret = expand_var(&ws, p, 1, so, &sv, name, line, &used, err,
+							 errlen);
+					if (ret)
+						break;
+					p += used - 1; /* and the loop's p++ */
+					continue;
 				}
 				if (*p == '\n')
 					line++;
@@ -628,12 +820,11 @@ int tc_run_script_at(struct sim *s, const char *text, const char *name, int firs
 			}
 			p++;
 		} else if (ch == '`' || (ch == '$' && is_expansion(p))) {
-			token_at(p, tok, sizeof(tok));
-			ret = script_fail(err, errlen, -EINVAL, name, line,
-					  "\"%s\": tcsim runs no shell: no command substitution or "
-					  "variables (bpf asm-file F.ops assembles a program)",
-					  tok);
-			break;
+			size_t used;
+
+			if ((ret = expand_var(&ws, p, 0, so, &sv, name, line, &used, err, errlen)))
+				break;
+			p += used;
 		} else {
 			if ((ret = word_putc(&ws, ch)))
 				break;
@@ -646,10 +837,23 @@ int tc_run_script_at(struct sim *s, const char *text, const char *name, int firs
 	if (ret)
 		errmsg_oneline(err, errlen);
 	words_free(&ws);
+	script_vars_free(&sv);
 	return ret;
 }
 
+int tc_run_script_at(struct sim *s, const char *text, const char *name, int first_line,
+		     const char *basedir, FILE *out, char *err, size_t errlen)
+{
+	return run_script(s, text, name, first_line, basedir, NULL, out, err, errlen);
+}
+
 int tc_run_file(struct sim *s, const char *path, FILE *out, char *err, size_t errlen)
+{
+	return tc_run_file_opts(s, path, NULL, out, err, errlen);
+}
+
+int tc_run_file_opts(struct sim *s, const char *path, struct tc_script_opts *so, FILE *out,
+		     char *err, size_t errlen)
 {
 	FILE *f;
 	char *text = NULL, *dir = NULL, *slash, *nul;
@@ -706,7 +910,7 @@ int tc_run_file(struct sim *s, const char *path, FILE *out, char *err, size_t er
 	slash = strrchr(dir, '/');
 	if (slash)
 		slash[slash == dir ? 1 : 0] = 0;
-	ret = tc_run_script(s, text, path, slash ? dir : NULL, out, err, errlen);
+	ret = run_script(s, text, path, 1, slash ? dir : NULL, so, out, err, errlen);
 out:
 	fclose(f);
 	free(text);

@@ -31,6 +31,28 @@ int tc_run_script_at(struct sim *s, const char *text, const char *name, int firs
 /* The same for a file; relative file names inside start at its folder. */
 int tc_run_file(struct sim *s, const char *path, FILE *out, char *err, size_t errlen);
 
+/* How a script is run beyond that (tcsim run --var, --force): shell
+ * variables and tc -force. With none (NULL), a $ a shell would expand is
+ * an error naming it. */
+#define TC_MAX_VARS 64
+struct tc_script_opts {
+	/* "NAME=VALUE" (--var): $NAME, ${NAME}, ${NAME:-default} and
+	 * ${NAME-default} expand to VALUE; they win over the script's own
+	 * NAME=VALUE lines, which win over the environment */
+	const char *vars[TC_MAX_VARS + 1];
+	int nvars;
+	int environ; /* look names up in the environment too */
+	/* tc -force -batch: a failing line is reported on stderr and the
+	 * script goes on; failed counts them */
+	int force;
+	int failed;
+};
+/* tc_run_file with those; so may be NULL. */
+int tc_run_file_opts(struct sim *s, const char *path, struct tc_script_opts *so, FILE *out,
+		     char *err, size_t errlen);
+/* 1 when w is NAME=VALUE with a shell variable's NAME (the --var form). */
+int tc_is_assignment(const char *w, size_t len);
+
 /* tc [-s] qdisc show dev D, tc [-s] class show dev D, tc filter show dev D */
 void tc_show_qdisc(const struct dev *d, FILE *out, int stats);
 void tc_show_class(const struct dev *d, FILE *out, int stats);

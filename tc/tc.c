@@ -847,6 +847,12 @@ int tc_run_script_at(struct sim *s, const char *text, const char *name, int firs
 	return run_script(s, text, name, first_line, basedir, NULL, out, err, errlen);
 }
 
+int tc_run_script_opts(struct sim *s, const char *text, const char *name, const char *basedir,
+		       struct tc_script_opts *so, FILE *out, char *err, size_t errlen)
+{
+	return run_script(s, text, name, 1, basedir, so, out, err, errlen);
+}
+
 int tc_run_file(struct sim *s, const char *path, FILE *out, char *err, size_t errlen)
 {
 	return tc_run_file_opts(s, path, NULL, out, err, errlen);

@@ -50,6 +50,9 @@ struct tc_script_opts {
 /* tc_run_file with those; so may be NULL. */
 int tc_run_file_opts(struct sim *s, const char *path, struct tc_script_opts *so, FILE *out,
 		     char *err, size_t errlen);
+/* tc_run_script with those; so may be NULL. */
+int tc_run_script_opts(struct sim *s, const char *text, const char *name, const char *basedir,
+		       struct tc_script_opts *so, FILE *out, char *err, size_t errlen);
 /* 1 when w is NAME=VALUE with a shell variable's NAME (the --var form). */
 int tc_is_assignment(const char *w, size_t len);
 

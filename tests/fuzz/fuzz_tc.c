@@ -49,6 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = fuzz_cstr(data, size);
 	struct sim_config cfg;
+	struct tc_script_opts so;
 	struct sim s;
 	char err[1024];
 	int r;
@@ -59,8 +60,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.rate_bps = 1000000;
 	if (sim_init(&s, &cfg))
 		abort();
-	/* files the script names are looked up under a folder that has none */
-	r = tc_run_script(&s, text, "fuzz.tc", "/nonexistent", devnull, err, sizeof(err));
+	/* files the script names are looked up under a folder that has none;
+	 * variables as --var gives them (not the environment: an input must run
+	 * the same everywhere), and tc -force when the input asks for it */
+	so = (struct tc_script_opts){.vars = {"DEV=eth0", "RATE=1mbit", "SPLIT= prio  bands 3 ", "EMPTY="},
+				     .nvars = 4,
+				     .force = !strncmp(text, "#!force", 7)};
+	r = tc_run_script_opts(&s, text, "fuzz.tc", "/nonexistent", &so, devnull, err, sizeof(err));
 	if (r && (!err[0] || strchr(err, '\n'))) {
 		fprintf(stderr, "fuzz_tc: not one line: \"%s\"\n", err);
 		abort(); /* one line, always */

@@ -160,7 +160,8 @@ static int l_sim_new(lua_State *L)
 	struct scenario *sc = scenario_get(L);
 	struct sim_config cfg;
 	struct lsim *ls;
-	const char *name = NULL;
+	char name[sizeof(((struct lsim *)0)->name)];
+	int has_name = 0;
 
 	scenario_check_live(L, "tcsim.sim");
 	sim_config_default(&cfg);
@@ -170,7 +171,11 @@ static int l_sim_new(lua_State *L)
 		luaL_checktype(L, 1, LUA_TTABLE);
 		opt_check_keys(L, 1, "tcsim.sim", sim_keys);
 		if (opt_field(L, 1, "name")) {
-			name = luaL_checkstring(L, -1);
+			/* copied before the pop: a number converted to a string
+			 * here lives only in this stack slot (fuzz_lua found the
+			 * collected string read below) */
+			snprintf(name, sizeof(name), "%s", luaL_checkstring(L, -1));
+			has_name = 1;
 			lua_pop(L, 1);
 		}
 		if (opt_field(L, 1, "seed")) {
@@ -227,7 +232,7 @@ static int l_sim_new(lua_State *L)
 		ls->s->poll_arg = sc;
 	}
 	sc->nsims++;
-	if (name)
+	if (has_name)
 		snprintf(ls->name, sizeof(ls->name), "%s", name);
 	else
 		snprintf(ls->name, sizeof(ls->name), "sim%d", sc->nsims);

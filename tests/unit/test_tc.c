@@ -214,11 +214,12 @@ static void test_script_quote_errors(void)
 	    {"tc filter add dev em1 parent 1: bpf bytecode \"1,6 0 0 0\n\n",
 	     "t.tc:1: unterminated \" quote"},
 	    {"tc filter add dev em1 parent 1: bpf bytecode \"`bpfc -f tc -i misc.ops`\" flowid 1:3",
-	     "t.tc:1: \"`bpfc\": tcsim runs no shell: no command substitution or variables "
-	     "(bpf asm-file F.ops assembles a program)"},
+	     "t.tc:1: \"`bpfc\": tcsim runs no shell: only $NAME, ${NAME}, ${NAME:-WORD} and "
+	     "${NAME-WORD} are expanded, no command substitution (bpf asm-file F.ops assembles a "
+	     "program)"},
 	    {"\ntc qdisc add dev $DEV root prio",
-	     "t.tc:2: \"$DEV\": tcsim runs no shell: no command substitution or variables "
-	     "(bpf asm-file F.ops assembles a program)"},
+	     "t.tc:2: \"$DEV\": a shell variable, which only a tc file run with --var NAME=VALUE "
+	     "expands; write the value here"},
 	};
 	char err[512];
 	int r;

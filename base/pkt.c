@@ -15,6 +15,9 @@ static const char *const drop_names[DROP_REASONS] = {
 	[DROP_NOOP] = "noop",
 	[DROP_FILTER_SHOT] = "filter_shot",
 	[DROP_TBF_SIZE] = "tbf_max_size",
+	[DROP_CODEL] = "codel",
+	[DROP_FQ_CODEL_FAT] = "fq_codel_overlimit",
+	[DROP_FQ_CODEL_CLASSIFY] = "fq_codel_classify",
 };
 
 const char *pkt_drop_name(enum pkt_drop r)

@@ -17,6 +17,9 @@ enum pkt_drop {
 	DROP_NOOP,          /* sent to a noop qdisc (3.13 after del of a leaf) */
 	DROP_FILTER_SHOT,   /* a filter's action took it (TC_ACT_SHOT, STOLEN, ...: htb) */
 	DROP_TBF_SIZE,      /* longer than tbf's max_size (its burst, or mtu) */
+	DROP_CODEL,         /* codel (or fq_codel's codel) dropped it at the head: sojourn above target */
+	DROP_FQ_CODEL_FAT,  /* fq_codel over its limit or memory: taken from the fattest flow */
+	DROP_FQ_CODEL_CLASSIFY, /* fq_codel filters gave no flow (or minor 0, or a shot) */
 	DROP_REASONS
 };
 const char *pkt_drop_name(enum pkt_drop r);
@@ -49,6 +52,7 @@ struct pkt {
 	int source;       /* index of the source it came from */
 	uint64_t src_seq; /* packet number within that source, from 1 */
 	uint64_t t_arrive, t_dequeue, t_depart; /* ns */
+	uint64_t t_cb; /* a qdisc's own time stamp (codel: enqueue time), the kernel's skb cb */
 
 	/* classification at the root, as recorded */
 	enum pkt_verdict_kind verdict;

@@ -33,6 +33,10 @@ enum qtrace_kind {
 	/* htb: the packet leaves a leaf over its rate, on the tokens of an
 	 * ancestor (reported in the dequeue, before the device takes it) */
 	QTRACE_BORROW,
+	/* codel: the packet left marked CE instead of dropped (level 0: the
+	 * control law with ecn; 1: its sojourn was above ce_threshold);
+	 * until: its sojourn time in ns */
+	QTRACE_MARK,
 };
 /* Which rule chose the band (prio_classify) */
 enum qtrace_rule {
@@ -198,6 +202,16 @@ struct qdisc_ops {
 	/* The tc command at `where` created or changed class classid: its walk
 	 * gives it back as c->where, for lint's messages. NULL: not kept. */
 	void (*class_where)(struct qdisc *q, uint32_t classid, const char *where);
+
+	/* tc -s qdisc show: the kind's xstats lines after the backlog line
+	 * (print_xstats of tc/q_KIND.c), each ending in a newline. NULL: none. */
+	void (*dump_xstats)(const struct qdisc *q, FILE *out);
+	/* TCQ_F_CAN_BYPASS: 1 if, as the root of an idle device with nothing
+	 * queued, q lets a packet go straight to the wire (__dev_xmit_skb),
+	 * counted in its bstats only. NULL: never. (The fifos have the flag
+	 * in the kernel too; for them it changes no counter, so tcsim keeps
+	 * their enqueue and dequeue, whose trace a student reads.) */
+	int (*can_bypass)(const struct qdisc *q);
 };
 
 /* The kernel's struct qdisc_watchdog: one pending expiry per qdisc. */
@@ -268,7 +282,7 @@ uint16_t qdisc_pkt_protocol(const struct pkt *p);
 
 extern const struct qdisc_ops pfifo_qdisc_ops, bfifo_qdisc_ops, prio_qdisc_ops,
 	sfq_qdisc_ops, noop_qdisc_ops, pfifo_fast_qdisc_ops, tbf_qdisc_ops;
-extern const struct qdisc_ops htb_qdisc_ops;
+extern const struct qdisc_ops htb_qdisc_ops, codel_qdisc_ops, fq_codel_qdisc_ops;
 
 /* ---- kernel-check (kernel/kcheck.h): what the kernel must be sent to hold
  * exactly the parameters tcsim holds, and the limits it raises ---- */

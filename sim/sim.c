@@ -454,15 +454,8 @@ static uint64_t tx_time(struct dev *d, const struct pkt *p)
 /* An idle device takes the next packet at once. A shaper may hold packets
  * and still answer NULL: it has armed its watchdog, whose firing kicks the
  * device again. */
-static void dev_kick(struct dev *d)
+static void dev_start(struct dev *d, struct pkt *p)
 {
-	struct pkt *p;
-
-	if (d->on_wire)
-		return;
-	p = d->root->ops->dequeue(d->root);
-	if (!p)
-		return;
 	p->t_dequeue = d->sim->now;
 	d->on_wire = p;
 	/* the EV_TX_DONE event, kept by the device (see next_tx_done) */
@@ -471,6 +464,33 @@ static void dev_kick(struct dev *d)
 	d->sim->work_events++;
 	if (p->traced)
 		sim_obs_dequeue(d, p);
+}
+
+static void dev_kick(struct dev *d)
+{
+	struct pkt *p;
+
+	if (d->on_wire)
+		return;
+	p = d->root->ops->dequeue(d->root);
+	if (p)
+		dev_start(d, p);
+}
+
+/* __dev_xmit_skb's bypass: a root with TCQ_F_CAN_BYPASS (codel, fq_codel)
+ * that holds nothing, on an idle device, sends the packet at once without
+ * enqueueing it (no classification, no flow state), counting it in its
+ * bstats only. */
+static int dev_bypass(struct dev *d, struct pkt *p)
+{
+	struct qdisc *q = d->root;
+
+	if (!q->ops->can_bypass || q->s.qlen || d->on_wire || !q->ops->can_bypass(q))
+		return 0;
+	q->s.packets++;
+	q->s.bytes += p->len;
+	dev_start(d, p);
+	return 1;
 }
 
 /* The device whose transmission ends first, or NULL. */
@@ -539,7 +559,8 @@ static void arrival(struct sim *s, struct sim_source *ss)
 		if (s->followers)
 			sim_obs_arrival(d, p, sp->data, sp->caplen, sp->len);
 		d->classified = 0;
-		d->root->ops->enqueue(d->root, p);
+		if (!dev_bypass(d, p))
+			d->root->ops->enqueue(d->root, p);
 		if (!d->classified) {
 			/* the root does not classify: nothing decided the class */
 			static const struct pkt unclassified = {.verdict = VERDICT_NONE};

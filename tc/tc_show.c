@@ -128,8 +128,11 @@ static void print_qdisc(const struct dev *d, const struct qdisc *q, FILE *out,
 	if (q->ops->dump)
 		q->ops->dump(q, out, o->details);
 	fputc('\n', out);
-	if (o->stats)
+	if (o->stats) {
 		print_stats(out, &q->s, 1);
+		if (q->ops->dump_xstats)
+			q->ops->dump_xstats(q, out);
+	}
 }
 
 #define TC_SHOW_MAX 1024

@@ -210,6 +210,14 @@ static void x_sink(void *arg, const struct sim_event *e)
 			    .wclass = e->qt->wclass, .by = e->qt->by, .kind = e->q->ops->id};
 		x->nthr++;
 		break;
+	case SIM_EV_MARK:
+		x->marked = 1;
+		x->mark_why = e->qt->level;
+		x->mark_qhandle = e->q->handle;
+		x->mark_kind = e->q->ops->id;
+		x->mark_t = e->t;
+		x->mark_sojourn = e->qt->until;
+		break;
 	case SIM_EV_BORROW:
 		x->borrowed = 1;
 		x->borrow_class = e->qt->wclass;

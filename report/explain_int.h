@@ -73,6 +73,11 @@ struct explain {
 	size_t nthr;
 	uint64_t thr_ns; /* time waiting for tokens, all waits */
 	uint64_t thr_t, thr_until; /* the wait going on */
+	/* MARK: codel marked it CE instead of dropping it */
+	int marked, mark_why;
+	uint32_t mark_qhandle;
+	const char *mark_kind;
+	uint64_t mark_t, mark_sojourn;
 	/* BORROW */
 	int borrowed, borrow_level;
 	uint32_t borrow_class, borrow_from;

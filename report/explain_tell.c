@@ -402,6 +402,17 @@ void explain_tell(FILE *out, struct explain *x, const struct sim *s)
 		case DROP_QDISC_DESTROY: fputs(" (its qdisc was replaced or deleted)", out); break;
 		case DROP_NOOP: fputs(" (a noop qdisc drops everything)", out); break;
 		case DROP_TBF_SIZE: fputs(" (longer than tbf's burst: it could never send it)", out); break;
+		case DROP_CODEL:
+			fputs(" (its sojourn time had stayed above codel's target for an interval: "
+			      "the control law dropped it at the head)",
+			      out);
+			break;
+		case DROP_FQ_CODEL_FAT:
+			fputs(" (fq_codel was over its limit or memory_limit: dropped from the flow "
+			      "with the largest backlog)",
+			      out);
+			break;
+		case DROP_FQ_CODEL_CLASSIFY: fputs(" (fq_codel's filters gave no flow)", out); break;
 		default: break;
 		}
 		if (x->drop_by)
@@ -421,6 +432,15 @@ void explain_tell(FILE *out, struct explain *x, const struct sim *s)
 	fmt_handle(h, sizeof(h), x->deq_qhandle);
 	fprintf(out, "  dequeued at %s from %s (class %s); %u %s left in the root\n", b, h, c,
 		x->deq_left, explain_plural(x->deq_left, "packet", "packets"));
+	if (x->marked) {
+		fmt_handle(h, sizeof(h), x->mark_qhandle);
+		fmt_time(b, sizeof(b), x->mark_t);
+		fmt_dur(c, sizeof(c), x->mark_sojourn);
+		fprintf(out, "  ECN: marked CE at %s by %s (%s) after %s in it: %s\n", b, h,
+			x->mark_kind, c,
+			x->mark_why ? "above its ce_threshold"
+				    : "codel would have dropped it, and it was ECN-capable");
+	}
 	if (x->borrowed) {
 		char from[32];
 

@@ -407,6 +407,12 @@ static void text_sink(void *arg, const struct sim_event *e)
 		fmt_class(b, sizeof(b), e->qt->by);
 		fprintf(o, "borrow class=%s from=%s level=%d\n", a, b, e->qt->level);
 		break;
+	case SIM_EV_MARK:
+		fmt_handle(a, sizeof(a), e->q->handle);
+		fprintf(o, "mark ecn=ce reason=%s qdisc=%s kind=%s sojourn=%llu\n",
+			e->qt->level ? "ce_threshold" : "codel", a, qdisc_kind(e->q),
+			(unsigned long long)e->qt->until);
+		break;
 	case SIM_EV_TX_END:
 		fprintf(o, "tx_end queue_delay=%llu total_delay=%llu depart=%llu\n",
 			(unsigned long long)(e->p->t_dequeue - e->p->t_arrive),

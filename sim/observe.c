@@ -140,6 +140,7 @@ static enum sim_ev_kind qtrace_event_kind(enum qtrace_kind k)
 	case QTRACE_CLASSIFY: return SIM_EV_CLASSIFY;
 	case QTRACE_THROTTLED: return SIM_EV_THROTTLED;
 	case QTRACE_BORROW: return SIM_EV_BORROW;
+	case QTRACE_MARK: return SIM_EV_MARK;
 	default: return SIM_EV_ENQUEUE;
 	}
 }

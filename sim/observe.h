@@ -50,6 +50,7 @@ enum sim_ev_kind {
 	SIM_EV_TX_END,
 	SIM_EV_THROTTLED,
 	SIM_EV_BORROW,
+	SIM_EV_MARK, /* codel marked it CE (e->qt: level = why, until = sojourn) */
 };
 
 /* One event of a followed packet. */

@@ -46,6 +46,10 @@ struct tcf_trace {
 	int has_flowid;    /* the program's configured flowid */
 	uint32_t flowid;
 	const char *origin; /* where the program came from, or NULL */
+	/* kinds other than bpf: why it matched or not, in words (fw: "mark
+	 * 0x307 & 0xff = 0x7 is this filter's handle"); "" for bpf, whose
+	 * return value says it */
+	char why[128];
 };
 struct tcf_tracer {
 	void (*filter)(void *arg, const struct tcf_trace *ft);

@@ -283,22 +283,44 @@ static int fw_classify(const struct tcf_proto *tp, const struct bpf_skb *skb,
 	return 0; /* TC_ACT_OK: no actions */
 }
 
+/* As fw_classify, saying why in ft->why: the masked mark and whether a
+ * filter has it as its handle, or the old method's test of the mark. */
 static int fw_classify_traced(const struct tcf_proto *tp, const struct bpf_skb *skb,
 			      struct tcf_result *res, const struct tcf_tracer *tr,
 			      struct tcf_trace *ft)
 {
 	const struct fw_head *head = tp->priv;
 	int r = fw_classify(tp, skb, res);
+	uint32_t mark = skb->mark;
+	char q[16];
 
-	if (r >= 0) {
-		ft->match = 1;
-		ft->classid = res->classid;
-		if (head->has_table) {
+	ft->match = r >= 0;
+	ft->classid = r >= 0 ? res->classid : 0;
+	if (head && head->has_table) {
+		if (r >= 0) {
 			ft->has_handle = 1;
 			ft->handle = res->handle;
-			ft->has_flowid = 1;
+			ft->has_flowid = res->classid != 0;
 			ft->flowid = res->classid;
 		}
+		snprintf(ft->why, sizeof(ft->why), "mark 0x%x & 0x%x = 0x%x %s", mark, head->mask,
+			 mark & head->mask,
+			 r >= 0 ? "is this filter's handle" : "is no filter's handle at this pref");
+	} else {
+		tc_print_classid(q, sizeof(q), head ? TC_H_MAJ(head->qdisc) : 0);
+		if (r >= 0)
+			snprintf(ft->why, sizeof(ft->why),
+				 "no fw filter at this pref: the old method takes mark 0x%x as the "
+				 "classid (its major is 0 or the qdisc's %s)",
+				 mark, q);
+		else if (!mark)
+			snprintf(ft->why, sizeof(ft->why),
+				 "no fw filter at this pref, and the old method needs a mark (it is 0)");
+		else
+			snprintf(ft->why, sizeof(ft->why),
+				 "no fw filter at this pref, and mark 0x%x names no class of the "
+				 "qdisc %s (old method)",
+				 mark, q);
 	}
 	tr->filter(tr->arg, ft);
 	return r;

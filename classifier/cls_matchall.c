@@ -229,10 +229,11 @@ static int mall_classify_traced(const struct tcf_proto *tp, const struct bpf_skb
 	if (r >= 0) {
 		ft->has_handle = 1;
 		ft->handle = res->handle;
-		ft->has_flowid = 1;
+		ft->has_flowid = res->classid != 0;
 		ft->flowid = res->classid;
 		ft->match = 1;
 		ft->classid = res->classid;
+		snprintf(ft->why, sizeof(ft->why), "matchall takes every packet of its protocol");
 	}
 	tr->filter(tr->arg, ft);
 	return r;

@@ -46,6 +46,10 @@ struct tcf_trace {
 	int has_flowid;    /* the program's configured flowid */
 	uint32_t flowid;
 	const char *origin; /* where the program came from, or NULL */
+	/* kinds other than bpf: why it matched or not, in words (fw: "mark
+	 * 0x307 & 0xff = 0x7 is this filter's handle"); "" for bpf, whose
+	 * return value says it */
+	char why[128];
 };
 struct tcf_tracer {
 	void (*filter)(void *arg, const struct tcf_trace *ft);
@@ -68,12 +72,14 @@ struct tcf_request {
 	char **argv;
 	const char *where; /* "file:line" for messages */
 	const char *basedir; /* relative bytecode-file paths start here */
+	const char *handle_word; /* the `handle` word as typed (fw: M/MASK), or NULL */
 };
 
 /* The kernel version whose rules apply to the chain. */
 struct tcf_env {
 	enum bpf_kernel kernel;
 	uint32_t ifindex;
+	uint32_t qdisc; /* the handle of the qdisc whose block holds the chain (fw) */
 };
 
 struct tcf_proto_ops {
@@ -99,6 +105,15 @@ struct tcf_proto_ops {
 	int (*classify_traced)(const struct tcf_proto *tp, const struct bpf_skb *skb,
 			       struct tcf_result *res, const struct tcf_tracer *tr,
 			       struct tcf_trace *ft);
+	/* Optional. tc's handle word for this kind (its f_KIND.c parse_fopt):
+	 * 0, or -EINVAL with the message tc prints; NULL: a base-0 u32. */
+	int (*get_handle)(const char *word, uint32_t *handle, char *err, size_t errlen);
+	/* Optional. `tc -s filter show`: as dump, with the kind's statistics. */
+	void (*dump_stats)(const struct tcf_proto *tp,
+			   void (*line)(void *arg, const char *text), void *arg);
+	/* Optional. 1: the kernel's walk of tp stops the dump (fw without
+	 * filters), so `tc filter show` ends after its header line, failing. */
+	int (*dump_stops)(const struct tcf_proto *tp);
 };
 
 struct tcf_proto {

@@ -23,8 +23,8 @@ static const char usage_explain[] =
 	"  --trace FILE     also write the trace of the whole run (see docs/trace.md); '-' = stdout\n"
 	"  --trace-filter E trace only the packets the tcpdump expression E accepts\n"
 	"run options, as tcsim run: --rate --overhead --mtu --txqueuelen --delay --dev --speed\n"
-	"  --pps --mbps --topspeed --loop --limit --duration --priority --vlan --seed --kernel\n"
-	"  --sfq-allot --sfq-hash --timer-latency --var --force   (tcsim run --help)\n";
+	"  --pps --mbps --topspeed --loop --limit --duration --priority --mark --vlan --seed\n"
+	"  --kernel --sfq-allot --sfq-hash --timer-latency --var --force   (tcsim run --help)\n";
 /* clang-format on */
 
 static int x_parse_packet(const char *a, int *source, uint64_t *seq)
@@ -94,7 +94,7 @@ int explain_main(int argc, char **argv)
 				return run_opts_unknown("explain", argv[optind - 1]);
 			}
 		if (bad)
-			return run_opts_bad_value("explain", c == 'v' ? "verbose" : longopts[li].name, a);
+			return run_opts_bad(&opts, "explain", c == 'v' ? "verbose" : longopts[li].name, a);
 	}
 	cfg = opts.cfg;
 	tcfile = opts.tcfile;

@@ -72,7 +72,7 @@ int lint_main(int argc, char **argv)
 				return run_opts_unknown("lint", argv[optind - 1]);
 			}
 		if (bad)
-			return run_opts_bad_value("lint", longopts[li].name, a);
+			return run_opts_bad(&opts, "lint", longopts[li].name, a);
 	}
 	cfg = opts.cfg;
 	tcfile = opts.tcfile;

@@ -31,6 +31,8 @@ static const char usage_run[] =
 	"  --limit N        at most N packets per capture  --duration T  stop after T (s, ms, us, ns)\n"
 	"                   (--loop 0 = forever, with --limit or --duration)\n"
 	"  --priority forward|N|X:Y   skb->priority: a router's TOS->priority (default) or fixed\n"
+	"  --mark M | --mark EXPR=M   skb->mark: M for every packet, or for those the tcpdump\n"
+	"                   expression selects; repeated, the first rule that selects wins [0]\n"
 	"  --vlan offload|inline      802.1Q tags out of band (default) or kept in the frame\n"
 	"model:\n"
 	"  --seed N         the generator behind sfq perturbation and #rand [1]\n"
@@ -146,7 +148,7 @@ int cmd_sim_run(int argc, char **argv)
 				return run_opts_unknown("run", argv[optind - 1]);
 			}
 		if (bad)
-			return run_opts_bad_value("run", longopts[li].name, a);
+			return run_opts_bad(&opts, "run", longopts[li].name, a);
 	}
 	cfg = opts.cfg;
 	tcfile = opts.tcfile;

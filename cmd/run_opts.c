@@ -13,7 +13,7 @@
 enum {
 	O_TC = RUN_OPT_FIRST, O_RATE, O_OVERHEAD, O_MTU, O_TXQ, O_DELAY, O_DEV, O_SPEED, O_PPS,
 	O_MBPS, O_TOPSPEED, O_LOOP, O_LIMIT, O_DURATION, O_PRIORITY, O_VLAN, O_SEED, O_KERNEL,
-	O_ALLOT, O_HASH, O_TIMER, O_VAR, O_FORCE,
+	O_ALLOT, O_HASH, O_TIMER, O_VAR, O_FORCE, O_MARK,
 };
 
 static const struct option shared[] = {
@@ -32,6 +32,7 @@ static const struct option shared[] = {
 	{"limit", required_argument, NULL, O_LIMIT},
 	{"duration", required_argument, NULL, O_DURATION},
 	{"priority", required_argument, NULL, O_PRIORITY},
+	{"mark", required_argument, NULL, O_MARK},
 	{"vlan", required_argument, NULL, O_VLAN},
 	{"seed", required_argument, NULL, O_SEED},
 	{"kernel", required_argument, NULL, O_KERNEL},
@@ -142,6 +143,7 @@ int run_opts_apply(struct run_opts *o, int c, const char *a)
 	case O_LIMIT: bad = opt_parse_u64(a, &ro->limit) || ro->limit == 0; break;
 	case O_DURATION: bad = tc_get_time_ns(&ro->duration_ns, a); break;
 	case O_PRIORITY: bad = opt_parse_priority(a, &ro->prio_mode, &ro->priority); break;
+	case O_MARK: bad = mark_rules_parse(&ro->marks, a, o->why, sizeof(o->why)); break;
 	case O_VLAN:
 		if (!(bad = either(a, "offload", "inline", &flag)))
 			ro->vlan_inline = flag;
@@ -204,5 +206,13 @@ int run_opts_bad_value(const char *cmd, const char *name, const char *value)
 {
 	fprintf(stderr, "tcsim %s: --%s '%s': not a valid value (tcsim %s --help)\n", cmd, name,
 		value, cmd);
+	return 2;
+}
+
+int run_opts_bad(const struct run_opts *o, const char *cmd, const char *name, const char *value)
+{
+	if (!o->why[0])
+		return run_opts_bad_value(cmd, name, value);
+	fprintf(stderr, "tcsim %s: --%s: %s (tcsim %s --help)\n", cmd, name, o->why, cmd);
 	return 2;
 }

@@ -1,6 +1,6 @@
 /* run_opts.h - the options `tcsim run`, `tcsim explain` and `tcsim lint`
  * share, parsed in one place: the tc file, the device (rate, overhead,
- * mtu, txqueuelen, delay, dev), the replay (tcpreplay's words, priority,
+ * mtu, txqueuelen, delay, dev), the replay (tcpreplay's words, priority, mark,
  * vlan), the model (seed, kernel, sfq allot and hash, timer latency) and
  * the script (--var, --force). A command lists
  * its own options after these (run_opts_longopts) and hands every getopt
@@ -26,6 +26,7 @@ struct run_opts {
 	const char *devname; /* --dev */
 	const char *rate;    /* --rate as written (lint reads the units) */
 	struct tc_script_opts script; /* --var, --force; the environment's variables */
+	char why[320];       /* why run_opts_apply refused a value, when it can say more */
 };
 void run_opts_default(struct run_opts *o);
 
@@ -53,5 +54,7 @@ int run_opts_add_captures(struct sim *s, const struct run_opts *o, char *const *
  * (naming the command's --help); both return 2, the usage exit code. */
 int run_opts_unknown(const char *cmd, const char *word);
 int run_opts_bad_value(const char *cmd, const char *name, const char *value);
+/* run_opts_bad_value, or the reason run_opts_apply left in o->why. */
+int run_opts_bad(const struct run_opts *o, const char *cmd, const char *name, const char *value);
 
 #endif

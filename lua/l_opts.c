@@ -286,3 +286,43 @@ void scenario_note(lua_State *L, const char *msg)
 		luaL_error(L, "out of memory");
 	snprintf(n[sc->nnotes++], len, "%s: warning: %s", where, msg);
 }
+
+/* mark = M, or mark = { {"tcp port 22", 7}, {"udp", 9}, ... } */
+void opt_marks(lua_State *L, int vidx, const char *what, struct mark_rules *m)
+{
+	char err[512];
+	lua_Integer n;
+
+	vidx = lua_absindex(L, vidx);
+	memset(m, 0, sizeof(*m));
+	if (lua_type(L, vidx) == LUA_TNUMBER) {
+		if (mark_rules_add(m, "", (uint32_t)opt_uint(L, vidx, what, UINT32_MAX), err,
+				   sizeof(err)))
+			luaL_error(L, "%s: %s", what, err);
+		return;
+	}
+	if (lua_type(L, vidx) != LUA_TTABLE)
+		luaL_error(L, "%s: expected a number or a list of {expr, mark} pairs, got %s", what,
+			   luaL_typename(L, vidx));
+	n = luaL_len(L, vidx);
+	for (lua_Integer i = 1; i <= n; i++) {
+		const char *expr;
+		uint32_t mark;
+
+		if (lua_geti(L, vidx, i) != LUA_TTABLE)
+			luaL_error(L, "%s[%d]: expected a pair {expr, mark}, got %s", what, (int)i,
+				   luaL_typename(L, -1));
+		if (lua_geti(L, -1, 1) != LUA_TSTRING)
+			luaL_error(L, "%s[%d][1]: expected a tcpdump expression (a string), got %s",
+				   what, (int)i, luaL_typename(L, -1));
+		expr = lua_tostring(L, -1);
+		lua_geti(L, -2, 2);
+		mark = (uint32_t)opt_uint(L, -1, "mark", UINT32_MAX);
+		if (!*expr)
+			luaL_error(L, "%s[%d]: an empty expression (for every packet, mark = N)", what,
+				   (int)i);
+		if (mark_rules_add(m, expr, mark, err, sizeof(err)))
+			luaL_error(L, "%s[%d]: %s", what, (int)i, err);
+		lua_pop(L, 3);
+	}
+}

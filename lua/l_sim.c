@@ -389,9 +389,9 @@ static int l_sim_tc(lua_State *L)
 }
 
 /* sim:replay(path, {dev=, speed=, pps=, mbps=, topspeed=, loop=, limit=,
- * start=, duration=, priority=, vlan=}) */
+ * start=, duration=, priority=, mark=, vlan=}) */
 static const char *const replay_keys[] = {"dev",      "speed", "pps",	   "mbps",     "topspeed", "loop",
-					  "limit",    "start", "duration", "priority", "vlan",	   NULL};
+					  "limit",    "start", "duration", "priority", "mark",	   "vlan", NULL};
 
 static int l_sim_replay(lua_State *L)
 {
@@ -460,6 +460,10 @@ static int l_sim_replay(lua_State *L)
 		}
 		if (opt_field(L, 3, "priority")) {
 			ro.priority = opt_priority(L, -1, "priority", &ro.prio_mode);
+			lua_pop(L, 1);
+		}
+		if (opt_field(L, 3, "mark")) {
+			opt_marks(L, -1, "mark", &ro.marks);
 			lua_pop(L, 1);
 		}
 		if (opt_field(L, 3, "vlan")) {

@@ -12,7 +12,7 @@
 static const char *const traffic_keys[] = {
 	"name", "dev", "arrivals", "pps", "rate", "start", "duration", "count", "on", "off", "proto",
 	"src", "dst", "sport", "dport", "flows", "tos", "dscp", "ttl", "flags", "icmp_type", "icmp_code",
-	"size", "weights", "priority", "vlan", "smac", "dmac", "seed", NULL,
+	"size", "weights", "priority", "mark", "vlan", "smac", "dmac", "seed", NULL,
 };
 
 static void parse_mac(lua_State *L, int vidx, const char *what, uint8_t mac[6])
@@ -269,6 +269,10 @@ int ltraffic_parse(lua_State *L, int idx, struct ltraffic *t, struct lsim *ls, s
 	parse_size(L, idx, sp);
 	if (opt_field(L, idx, "priority")) {
 		sp->priority = opt_priority(L, -1, "priority", &sp->prio_mode);
+		lua_pop(L, 1);
+	}
+	if (opt_field(L, idx, "mark")) {
+		opt_marks(L, -1, "mark", &sp->marks);
 		lua_pop(L, 1);
 	}
 	if (opt_field(L, idx, "vlan")) {

@@ -155,6 +155,9 @@ uint64_t opt_rate_bps(lua_State *L, int vidx, const char *what);
 uint64_t opt_uint(lua_State *L, int vidx, const char *what, uint64_t max);
 double opt_number(lua_State *L, int vidx, const char *what);
 uint32_t opt_priority(lua_State *L, int vidx, const char *what, enum prio_mode *mode);
+/* skb->mark rules: a number (every packet) or a list of {expr, mark} pairs, the
+ * first whose tcpdump expression selects the frame giving its mark. */
+void opt_marks(lua_State *L, int vidx, const char *what, struct mark_rules *m);
 /* Lint mode: a warning at the calling line. */
 void scenario_note(lua_State *L, const char *msg);
 /* The path of a file the scenario reads (relative to the scenario's folder). */

@@ -110,6 +110,7 @@ static void x_sink(void *arg, const struct sim_event *e)
 		x->len = p->len;
 		x->caplen = p->caplen;
 		x->priority = p->priority;
+		x->mark = p->mark;
 		x->protocol = p->protocol;
 		x->vlan_tci = p->vlan_present ? p->vlan_tci : -1;
 		x->frame = malloc(e->caplen ? e->caplen : 1);

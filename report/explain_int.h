@@ -40,6 +40,7 @@ struct explain {
 	int arrived, rejected, done, dropped;
 	uint64_t id, t_arrive, t_dequeue, t_end, t_depart, dur;
 	uint32_t len, caplen, wire, priority, leaf;
+	uint32_t mark; /* skb->mark */
 	int vlan_tci;
 	uint8_t *frame;
 	uint32_t frame_len;

@@ -77,7 +77,12 @@ static void x_filter_line(FILE *out, const struct xfilter *f, const struct expla
 	}
 	fputs("): ", out);
 	fmt_class(c, sizeof(c), ft->classid);
-	if (!ft->has_handle) {
+	if (ft->why[0]) {
+		if (ft->match)
+			fprintf(out, "matched, classid %s: %s\n", c, ft->why);
+		else
+			fprintf(out, "no match: %s\n", ft->why);
+	} else if (!ft->has_handle) {
 		if (ft->match)
 			fprintf(out, "matched, classid %s\n", c);
 		else
@@ -345,6 +350,8 @@ void explain_tell(FILE *out, struct explain *x, const struct sim *s)
 	fprintf(out, "  headers: %s\n", hdr);
 	fmt_priority(c, sizeof(c), x->priority);
 	fprintf(out, "  skb->priority %s, protocol 0x%04x", c, x->protocol);
+	if (x->mark)
+		fprintf(out, ", skb->mark 0x%x", x->mark);
 	if (x->vlan_tci >= 0)
 		fprintf(out, ", VLAN tag %u offloaded", x->vlan_tci & 0xfff);
 	fputc('\n', out);

@@ -299,6 +299,8 @@ static void text_sink(void *arg, const struct sim_event *e)
 		fmt_priority(a, sizeof(a), p->priority);
 		fprintf(o, "arrive len=%u caplen=%u proto=0x%04x priority=%s", p->len, p->caplen,
 			p->protocol, a);
+		if (p->mark)
+			fprintf(o, " mark=0x%x", p->mark);
 		if (p->vlan_present)
 			fprintf(o, " vlan=%u", p->vlan_tci);
 		trace_frame_summary(hdr, sizeof(hdr), e->frame, e->caplen, e->len, -1);
@@ -319,6 +321,18 @@ static void text_sink(void *arg, const struct sim_event *e)
 		fprintf(o, "filter qdisc=%s pref=%u proto=%s kind=%s", a, ft->pref, b, ft->kind);
 		if (ft->skipped) {
 			fputs(" result=skip\n", o);
+			break;
+		}
+		if (ft->why[0]) {
+			/* a kind without a return value (matchall, fw): its reason */
+			if (ft->has_handle)
+				fprintf(o, " handle=0x%x", ft->handle);
+			fmt_class(a, sizeof(a), ft->classid);
+			if (ft->match)
+				fprintf(o, " result=classid class=%s", a);
+			else
+				fputs(" result=nomatch", o);
+			fprintf(o, " why=\"%s\"\n", ft->why);
 			break;
 		}
 		if (ft->has_handle) {

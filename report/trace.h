@@ -24,9 +24,10 @@
  * and classids always as `major:minor` in hex, `4:0` included; ns are
  * integers. Every packet's events come in this order:
  *
- *   arrive    len=L caplen=C proto=0xPPPP priority=P [vlan=TCI] hdr="..."
+ *   arrive    len=L caplen=C proto=0xPPPP priority=P [mark=0xM] [vlan=TCI] hdr="..."
  *             L = qdisc_pkt_len, C = bytes captured, proto = skb->protocol,
  *             P = skb->priority (decimal, or maj:min when it has a major),
+ *             mark = skb->mark when not 0 (--mark);
  *             vlan = an offloaded tag's TCI; hdr = tcpdump-like summary.
  *   reject    why="..."   (#-) a frame that cannot be carried; nothing follows.
  *   filter    qdisc=H pref=P proto=NAME kind=bpf handle=0xH ret=R result=RES [class=X]
@@ -38,6 +39,10 @@
  *               classid   any other R: cls_bpf takes R itself as classid X
  *             or RES = skip (protocol mismatch: none of the filter's
  *             programs ran; no handle/ret).
+ *   filter    qdisc=H pref=P proto=NAME kind=matchall|fw [handle=0xH] result=RES
+ *             [class=X] why="..."   kinds without a return value: RES is
+ *             nomatch or classid, handle is the matching filter's, why
+ *             says what decided (fw: the masked mark, or the old method).
  *   classify  qdisc=H kind=K verdict=V [classid=X] [pref=P handle=0xH] rule=RULE [map=I] [band=B] [class=C]
  *             the qdisc's decision. V: filter | priority | unclassified
  *             (filters, none matched) | none (no filters). RULE:

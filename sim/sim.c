@@ -551,6 +551,7 @@ static void arrival(struct sim *s, struct sim_source *ss)
 		if (!ss->vlan_inline)
 			pkt_vlan_offload(p);
 		p->priority = sp->priority;
+		p->mark = sp->mark;
 		p->id = ++s->next_pkt_id;
 		p->source = (int)(ss - s->srcs);
 		p->src_seq = sp->seq;

@@ -66,6 +66,7 @@ struct cap_src {
 	unsigned __int128 bits;	     /* frame bits up to this packet */
 	unsigned __int128 pass_bits; /* bits when the pass began */
 	int done;
+	struct mark_filter *marks;
 	int err; /* sticky: every later call returns it again */
 	char errmsg[512];
 };
@@ -283,6 +284,8 @@ static int cap_src_next(struct source *s, struct src_packet *p, char *err, size_
 		p->priority = c->o.priority;
 	else if (!cp.reject)
 		p->priority = frame_forward_priority(cp.data, cp.caplen);
+	if (!cp.reject)
+		p->mark = mark_filter_apply(c->marks, cp.data, cp.caplen, cp.len);
 	p->seq = ++c->n;
 	return 1;
 }
@@ -294,6 +297,7 @@ static void cap_src_close(struct source *s)
 	if (!c)
 		return;
 	cap_close(c->cap);
+	mark_filter_free(c->marks);
 	free(c->path);
 	free(c);
 }
@@ -371,6 +375,12 @@ int src_open_capture(struct source **out, const char *path, const struct replay_
 		c->pace = PACE_TIMESTAMPS;
 	c->pps_u = o->pps > 0 ? (uint64_t)llround(o->pps * 1e6) : 0;
 	c->bps = o->mbps > 0 ? (uint64_t)llround(o->mbps * 1e6) : 0;
+	r = mark_filter_new(&c->marks, &o->marks, c->errmsg, sizeof(c->errmsg));
+	if (r) {
+		put_err(err, errlen, c->errmsg);
+		cap_src_close(&c->src);
+		return r;
+	}
 	/* The first pass is opened now, so a file that is not a capture is
 	 * refused here rather than at the first packet. */
 	r = src_open_pass(c);

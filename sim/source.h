@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mark.h"
+
 /* How skb->priority is set for replayed packets. */
 enum prio_mode {
 	PRIO_FORWARD = 0, /* a router forwarding it: IPv4 rt_tos2priority(tos), else 0 */
@@ -25,6 +27,7 @@ struct replay_opts {
 	enum prio_mode prio_mode;
 	uint32_t priority;    /* PRIO_FIXED: the value (may be a classid, 0x10003) */
 	int vlan_inline;      /* keep 802.1Q tags in the data (default: offload) */
+	struct mark_rules marks; /* skb->mark: the first rule selecting the frame (none: 0) */
 };
 void replay_opts_default(struct replay_opts *o);
 
@@ -35,6 +38,7 @@ struct src_packet {
 	uint32_t len;        /* original length */
 	uint64_t t_ns;       /* arrival time on the simulation clock */
 	uint32_t priority;   /* skb->priority */
+	uint32_t mark;       /* skb->mark */
 	uint64_t seq;        /* packet number in this source, from 1 */
 	const char *reject;  /* non-NULL: cannot be carried, why (still counted) */
 };

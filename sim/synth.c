@@ -47,6 +47,7 @@ struct synth_src {
 	uint8_t *frame;
 	uint32_t *fseq; /* per flow: TCP next sequence number, ICMP last echo seq */
 	uint32_t *fack; /* per flow: TCP ack number */
+	struct mark_filter *marks;
 	uint64_t n;     /* packets yielded */
 	uint64_t rel;   /* Poisson: the last arrival after start */
 	int done;
@@ -486,6 +487,7 @@ static int synth_next(struct source *s, struct src_packet *p, char *err, size_t 
 	p->t_ns = c->sp.start_ns + rel;
 	p->priority = c->sp.prio_mode == PRIO_FIXED ? c->sp.priority
 						      : frame_forward_priority(c->frame, size);
+	p->mark = mark_filter_apply(c->marks, c->frame, size, size);
 	p->seq = ++c->n;
 	return 1;
 }
@@ -496,6 +498,7 @@ static void synth_close(struct source *s)
 
 	if (!c)
 		return;
+	mark_filter_free(c->marks);
 	free(c->frame);
 	free(c->fseq);
 	free(c->fack);
@@ -589,6 +592,12 @@ int src_open_synth(struct source **out, const struct synth_spec *sp, char *err, 
 			c->fseq[i] = (uint32_t)(v >> 32);
 			c->fack[i] = (uint32_t)v;
 		}
+	}
+	r = mark_filter_new(&c->marks, &sp->marks, c->errmsg, sizeof(c->errmsg));
+	if (r) {
+		failf(err, errlen, sp, "%s", c->errmsg);
+		synth_close(&c->src);
+		return r;
 	}
 	frame_template(c);
 	*out = &c->src;

@@ -81,6 +81,7 @@ struct synth_spec {
 	enum prio_mode prio_mode; /* PRIO_FORWARD: frame_forward_priority (IPv4
 				     TOS; IPv6 0), PRIO_FIXED: priority */
 	uint32_t priority;
+	struct mark_rules marks; /* skb->mark: the first rule selecting the frame */
 	uint64_t seed; /* the caller derives it from the simulation seed and the
 			  source's index */
 };

@@ -76,6 +76,8 @@ struct tc_show_opts {
 };
 void tc_show_qdisc_opts(const struct dev *d, FILE *out, const struct tc_show_opts *o);
 void tc_show_class_opts(const struct dev *d, FILE *out, const struct tc_show_opts *o);
-void tc_show_filter_opts(const struct dev *d, FILE *out, const struct tc_show_opts *o);
+/* 0, or -EMSGSIZE when the kernel's dump would stop early (an fw filter
+ * without a table): what was printed is what tc prints before it fails. */
+int tc_show_filter_opts(const struct dev *d, FILE *out, const struct tc_show_opts *o);
 
 #endif

@@ -123,6 +123,8 @@ static int parse_filter_req(struct tc_cmd *c, int argc, char **argv, struct filt
 /* tc-side checks on the kind and the handle (f_bpf.c: base-0 u32). */
 static int check_filter_words(struct tc_cmd *c, const struct filter_req *r, uint32_t *handle)
 {
+	const struct tcf_proto_ops *ops;
+
 	*handle = 0;
 	if (r->kind && !tcf_ops_find(r->kind) && r->argc)
 		return tc_fail(c, -EINVAL,
@@ -132,6 +134,14 @@ static int check_filter_words(struct tc_cmd *c, const struct filter_req *r, uint
 		return 0;
 	if (!r->kind)
 		return tc_fail(c, -EINVAL, "Must specify filter type when using \"handle\"");
+	ops = tcf_ops_find(r->kind);
+	if (ops && ops->get_handle) {
+		char msg[256];
+
+		if (ops->get_handle(r->fhandle, handle, msg, sizeof(msg)))
+			return tc_fail(c, -EINVAL, "%s", msg);
+		return 0;
+	}
 	if (tc_get_u32(handle, r->fhandle, 0))
 		return tc_fail(c, -EINVAL, "Illegal \"handle\"");
 	return 0;
@@ -225,8 +235,9 @@ static int filter_modify(struct tc_cmd *c, int create, int excl, int argc, char 
 	    .argv = r.argv,
 	    .where = c->where,
 	    .basedir = c->basedir,
+	    .handle_word = r.fhandle,
 	};
-	env = (struct tcf_env){.kernel = d->env.kernel, .ifindex = d->ifindex};
+	env = (struct tcf_env){.kernel = d->env.kernel, .ifindex = d->ifindex, .qdisc = q->handle};
 	msg[0] = 0;
 	ret = tcf_chain_change(chain, &req, &env, msg, sizeof(msg));
 	return ret ? tc_pass_on(c, ret, msg) : 0;
@@ -307,7 +318,9 @@ static int filter_list(struct tc_cmd *c, int argc, char **argv)
 	o.pref = r.pref;
 	o.protocol = r.protocol_set ? r.protocol : 0;
 	o.has_chain = r.chain_set;
-	tc_show_filter_opts(d, c->out, &o);
+	if (tc_show_filter_opts(d, c->out, &o))
+		return tc_fail(c, -EMSGSIZE, "Error: Buffer too small for object. Dump terminated "
+			       "(the kernel's walk stops at an fw filter without a table, the old method)");
 	return 0;
 }
 

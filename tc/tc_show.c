@@ -2,6 +2,7 @@
  * kernel dumps (tc_qdisc.c print_qdisc, tc_class.c print_class,
  * tc_filter.c print_filter, tc_util.c print_tcstats2_attr), trailing
  * spaces included; the dump order is the kernel's (sch_api.c). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,7 +248,7 @@ static void print_filter_line(void *arg, const char *text)
  * or the chain of a class of it (htb); prio's and sfq's classes have none.
  * Per tcf_proto a header line, then one line per program from the kind's
  * dump. tc names the parent unless it is the one asked for. */
-void tc_show_filter_opts(const struct dev *d, FILE *out, const struct tc_show_opts *o)
+int tc_show_filter_opts(const struct dev *d, FILE *out, const struct tc_show_opts *o)
 {
 	const struct qdisc *q = d->root;
 	const struct tcf_chain *chain;
@@ -257,18 +258,18 @@ void tc_show_filter_opts(const struct dev *d, FILE *out, const struct tc_show_op
 	if (o->has_parent) {
 		q = qdisc_lookup(d->root, TC_H_MAJ(o->parent));
 		if (!q)
-			return;
+			return 0;
 	}
 	if (!q->ops->has_filters)
-		return;
+		return 0;
 	chain = &q->chain;
 	parent = q->handle;
 	if (o->has_parent && TC_H_MIN(o->parent)) {
 		if (!q->ops->class_chain)
-			return;
+			return 0;
 		chain = q->ops->class_chain((struct qdisc *)q, o->parent);
 		if (!chain)
-			return;
+			return 0;
 		parent = o->parent;
 	}
 	for (const struct tcf_proto *tp = chain->head; tp; tp = tp->next) {
@@ -298,14 +299,19 @@ void tc_show_filter_opts(const struct dev *d, FILE *out, const struct tc_show_op
 		if (d->env.kernel != BPF_KERNEL_3_13 && !o->has_chain)
 			snprintf(head + n, sizeof(head) - n, "chain 0 ");
 		fprintf(out, "%s\n", head);
-		if (tp->ops->dump)
+		if (tp->ops->dump_stops && tp->ops->dump_stops(tp))
+			return -EMSGSIZE;
+		if (o->stats && tp->ops->dump_stats)
+			tp->ops->dump_stats(tp, print_filter_line, &ctx);
+		else if (tp->ops->dump)
 			tp->ops->dump(tp, print_filter_line, &ctx);
 	}
+	return 0;
 }
 
 void tc_show_filter(const struct dev *d, FILE *out)
 {
 	struct tc_show_opts o = {0};
 
-	tc_show_filter_opts(d, out, &o);
+	(void)tc_show_filter_opts(d, out, &o);
 }

@@ -53,9 +53,10 @@ while read -r name tmpl capspec prio flags; do
 			bad "$name: tcsim's tc filter show failed: $(head -2 "$D/tcsim_f.err" | tr '\n' ' ')"
 			continue
 		fi
-		if ! cmp -s "$PQ_DATA/$name.filters" "$D/tcsim.filters"; then
+		pq_filter_text "$PQ_DATA/$name.filters" >"$D/kfilters"
+		if ! cmp -s "$D/kfilters" "$D/tcsim.filters"; then
 			bad "$name: tc filter show differs (< kernel, > tcsim)"
-			diff "$PQ_DATA/$name.filters" "$D/tcsim.filters" | grep '^[<>]' | cut -c1-120
+			diff "$D/kfilters" "$D/tcsim.filters" | grep '^[<>]' | cut -c1-120
 			continue
 		fi
 	fi

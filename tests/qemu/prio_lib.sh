@@ -80,7 +80,8 @@ pq_run() {
 # in joined captures) do not matter: FLAGS' pps=N is the oracle's --pps N
 # (the injector's fixed pace, which shaping cases need mirrored; else 10000,
 # and the unpaced oracle does not queue), mtu=N its --mtu N (the veth's MTU:
-# sfq's default quantum, and frames over MTU+14 are refused there).
+# sfq's default quantum, and frames over MTU+14 are refused there),
+# mark=M its --mark M (skb->mark of every frame: SO_MARK there, --mark here).
 # Leaves DIR/tcsim.json, .out (the text report), .err; returns tcsim's exit
 # status.
 pq_tcsim() {
@@ -89,9 +90,10 @@ pq_tcsim() {
 	[ "$p" = tos ] && p=forward
 	pps=$(pq_flag_value "$5" pps)
 	mtu=$(pq_flag_value "$5" mtu)
+	mark=$(pq_flag_value "$5" mark)
 	rm -f "$4/tcsim.json"
 	pq_run "$TCSIM" run --tc "$4/tcsim.tc" --rate 100gbit --mtu "${mtu:-1500}" --vlan inline \
-		--pps "${pps:-10000}" --priority "$p" \
+		--pps "${pps:-10000}" --priority "$p" --mark "${mark:-0}" \
 		--json "$4/tcsim.json" "$2" >"$4/tcsim.out" 2>"$4/tcsim.err" </dev/null
 }
 
@@ -105,7 +107,9 @@ pq_tcsim_filters() {
 	pq_run "$TCSIM" run --tc "$3/tcsim_f.tc" --rate 100gbit --limit 1 --json - "$2" \
 		>"$3/tcsim_f.out" 2>"$3/tcsim_f.err" </dev/null || return 1
 	# tcsim prints the tc file's show output on stderr under --json -
-	grep '^filter ' "$3/tcsim_f.err" >"$3/tcsim.filters"
+	# with the lines a kind continues an entry on (matchall's "  not_in_hw")
+	awk '/^filter / { f = 1; print; next } f && /^  / { print; next } { f = 0 }' \
+		"$3/tcsim_f.err" >"$3/tcsim.filters"
 }
 
 # pq_section WORD FILE: the `tc -s WORD show` part of the oracle's output
@@ -257,4 +261,12 @@ pq_ccompare() {
 pq_expect() {
 	pq_has_flag "$1" shaping && pq_section qdisc "$2"
 	pq_section class "$2"
+}
+
+# pq_filter_text FILE: a `tc filter show` text as both sides can give it:
+# the kernel's is `tc -s filter show` after the replay, tcsim's is taken
+# before any packet, so matchall's " (rule hit N)" is left out (the hits
+# are the packets of its flowid's class, which the counts compare).
+pq_filter_text() {
+	sed 's/ (rule hit [0-9]*)$//' "$1"
 }

@@ -105,6 +105,8 @@ while read -r name tmpl capspec prio flags; do
 	[ -n "$pps" ] && set -- "$@" --pps "$pps"
 	mtu=$(pq_flag_value "$flags" mtu)
 	[ -n "$mtu" ] && set -- "$@" --mtu "$mtu"
+	mark=$(pq_flag_value "$flags" mark)
+	[ -n "$mark" ] && set -- "$@" --mark "$mark"
 	bash "$ORACLE" "$PQ_DATA/$tmpl" "$cap" "$@" >"$D/oracle.out" 2>"$D/oracle.err" </dev/null
 	orc=$?
 	kt=$(pq_elapsed "$T0")
@@ -184,9 +186,10 @@ while read -r name tmpl capspec prio flags; do
 			fail "counts agree, but tcsim's tc filter show failed: $(head -2 "$D/tcsim_f.err" | tr '\n' ' ')"
 			continue
 		fi
-		if ! cmp -s "$D/filters" "$D/tcsim.filters"; then
+		pq_filter_text "$D/filters" >"$D/kfilters"
+		if ! cmp -s "$D/kfilters" "$D/tcsim.filters"; then
 			fail "counts agree, but tc filter show differs (< kernel, > tcsim):"
-			diff "$D/filters" "$D/tcsim.filters" | grep '^[<>]' | cut -c1-120
+			diff "$D/kfilters" "$D/tcsim.filters" | grep '^[<>]' | cut -c1-120
 			continue
 		fi
 		res="$res; filters (pref->flowid) $(pq_filters "$D/filters")"

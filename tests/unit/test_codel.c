@@ -9,97 +9,21 @@
 
 #include "sim.h"
 #include "tc.h"
-#include "test_src.h"
+#include "sim_script.h"
 #include "unit.h"
 
 #define MS 1000000ull
 #define US 1000ull
 
-/* ---- a scripted source ---- */
-
-struct script {
-	uint64_t period; /* ns between packets (a regular train) */
-	int n, i;
-	uint32_t len;
-	uint8_t tos;
-	const uint16_t *sport; /* per packet, or NULL (all 40000) */
-	const uint64_t *t;     /* per packet, or NULL (i * period) */
-};
-
-static int script_gen(void *arg, uint8_t *buf, struct src_packet *p)
+static void setup(struct sim *s, uint64_t rate_bps, const char *tc, struct script_record *rec,
+		  struct script *sc)
 {
-	struct script *s = arg;
-
-	if (s->i == s->n)
-		return 0;
-	test_frame_udp(buf, s->len, 0x0a000001, 0x0a000002, s->sport ? s->sport[s->i] : 40000,
-		       5000, s->tos);
-	p->data = buf;
-	p->caplen = p->len = s->len;
-	p->t_ns = s->t ? s->t[s->i] : (uint64_t)s->i * s->period;
-	s->i++;
-	return 1;
-}
-
-/* ---- what happened to each packet, in the order it happened ---- */
-
-#define MAXREC 2048
-struct record {
-	int n;
-	struct sim *s;
-	struct sim_observer obs;
-	uint64_t id[MAXREC], t[MAXREC];
-	enum pkt_drop drop[MAXREC];
-	uint8_t tos[MAXREC];
-	int csum_ok[MAXREC];
-};
-
-static int ipv4_csum_ok(const uint8_t *b)
-{
-	uint32_t sum = 0;
-
-	for (int i = 14; i < 34; i += 2)
-		sum += (uint32_t)(b[i] << 8 | b[i + 1]);
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return sum == 0xffff;
-}
-
-static void on_done(void *arg, const struct dev *d, const struct pkt *p)
-{
-	struct record *rec = arg;
-
-	(void)d;
-	if (rec->n < MAXREC) {
-		rec->id[rec->n] = p->id;
-		rec->t[rec->n] = p->drop ? rec->s->now : p->t_dequeue;
-		rec->drop[rec->n] = p->drop;
-		rec->tos[rec->n] = p->data[15];
-		rec->csum_ok[rec->n] = ipv4_csum_ok(p->data);
-		rec->n++;
-	}
-}
-
-static struct dev *setup(struct sim *s, uint64_t rate_bps, const char *tc, struct record *rec,
-			 struct script *sc)
-{
-	struct sim_config cfg;
 	char err[512];
 
-	sim_config_default(&cfg);
-	cfg.rate_bps = rate_bps;
-	CU_ASSERT_FATAL(sim_init(s, &cfg) == 0);
-	if (tc_run_script(s, tc, "test", NULL, NULL, err, sizeof(err))) {
+	if (script_setup(s, rate_bps, tc, rec, sc, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
-		CU_FAIL_FATAL("tc");
+		CU_FAIL_FATAL("setup");
 	}
-	memset(rec, 0, sizeof(*rec));
-	rec->s = s;
-	rec->obs = (struct sim_observer){.done = on_done, .arg = rec};
-	CU_ASSERT_FATAL(sim_observe(s, &rec->obs, err, sizeof(err)) == 0);
-	CU_ASSERT_FATAL(sim_add_source(s, test_src_new(script_gen, sc), s->devs[0], 0, err,
-				       sizeof(err)) == 0);
-	return s->devs[0];
 }
 
 static void run_and_check(struct sim *s)
@@ -119,17 +43,6 @@ static void sim_new(struct sim *s, enum bpf_kernel k)
 	CU_ASSERT_EQUAL_FATAL(sim_init(s, &cfg), 0);
 }
 
-static char *show(struct sim *s)
-{
-	char *buf = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&buf, &n);
-
-	tc_show_qdisc(s->devs[0], f, 1);
-	fclose(f);
-	return buf;
-}
-
 /* Constant overload: 1000-byte packets every 0.5 ms into an 8 Mbit/s
  * wire (1 ms each) behind codel (target 5 ms = 4882 ticks, interval
  * 100 ms = 97656 ticks). #1 bypasses the empty root; from then on the
@@ -147,7 +60,7 @@ static void test_codel_hand_schedule(void)
 	struct script sc = {.period = 500 * US, .n = 700, .len = 1000};
 	static const uint64_t want_t[] = {111 * MS, 211 * MS, 261 * MS, 318 * MS};
 	static const uint64_t want_id[] = {112, 213, 264, 322};
-	struct record *rec = calloc(1, sizeof(*rec));
+	struct script_record *rec = calloc(1, sizeof(*rec));
 	struct sim s;
 	int k = 0;
 
@@ -178,7 +91,7 @@ static void test_codel_ecn_marks(void)
 	struct script sc = {.period = 500 * US, .n = 700, .len = 1000, .tos = 0x02};
 	static const uint64_t want_t[] = {111 * MS, 211 * MS, 261 * MS, 318 * MS};
 	static const uint64_t want_id[] = {112, 212, 262, 319};
-	struct record *rec = calloc(1, sizeof(*rec));
+	struct script_record *rec = calloc(1, sizeof(*rec));
 	struct sim s;
 	int k = 0, drops = 0;
 	char *o;
@@ -196,7 +109,7 @@ static void test_codel_ecn_marks(void)
 	}
 	CU_ASSERT_EQUAL(k, 4);
 	CU_ASSERT_EQUAL(drops, 0);
-	o = show(&s);
+	o = script_show(&s, 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(o, "  maxpacket 1000 ecn_mark "));
 	CU_ASSERT_PTR_NULL(strstr(o, "ecn_mark 0 "));
 	free(o);
@@ -208,7 +121,7 @@ static void test_codel_ecn_marks(void)
 static void test_codel_ecn_not_ect(void)
 {
 	struct script sc = {.period = 500 * US, .n = 400, .len = 1000};
-	struct record *rec = calloc(1, sizeof(*rec));
+	struct script_record *rec = calloc(1, sizeof(*rec));
 	struct sim s;
 	int first = -1;
 
@@ -234,7 +147,7 @@ static void test_fq_codel_new_flows_first(void)
 	static const uint64_t t[] = {0, 0, 0, 0, 100 * US};
 	static const uint64_t want_id[] = {1, 2, 3, 5, 4};
 	struct script sc = {.n = 5, .len = 1000, .sport = sport, .t = t};
-	struct record *rec = calloc(1, sizeof(*rec));
+	struct script_record *rec = calloc(1, sizeof(*rec));
 	struct sim s;
 	char *o;
 
@@ -245,7 +158,7 @@ static void test_fq_codel_new_flows_first(void)
 		CU_ASSERT_EQUAL(rec->id[i], want_id[i]);
 		CU_ASSERT_EQUAL(rec->t[i], (uint64_t)i * MS);
 	}
-	o = show(&s);
+	o = script_show(&s, 0);
 	CU_ASSERT_STRING_EQUAL(
 	    o, "qdisc fq_codel 8001: root refcnt 2 limit 10240p flows 1024 quantum 1514 target 5ms "
 	       "interval 100ms memory_limit 32Mb ecn drop_batch 64 \n"
@@ -267,7 +180,7 @@ static void test_fq_codel_fattest_flow_drops(void)
 	static const uint16_t sport[] = {1000, 1000, 1000, 1000, 1000, 1000, 2000};
 	static const uint64_t t[] = {0, 0, 0, 0, 0, 0, 100 * US};
 	struct script sc = {.n = 7, .len = 1000, .sport = sport, .t = t};
-	struct record *rec = calloc(1, sizeof(*rec));
+	struct script_record *rec = calloc(1, sizeof(*rec));
 	static const uint64_t want_id[] = {1, 2, 3, 4, 5, 6, 7};
 	static const enum pkt_drop want_drop[] = {DROP_NONE, DROP_FQ_CODEL_FAT, DROP_FQ_CODEL_FAT,
 						  DROP_FQ_CODEL_FAT, DROP_NONE, DROP_NONE,
@@ -290,7 +203,7 @@ static void test_fq_codel_fattest_flow_drops(void)
 		CU_ASSERT_EQUAL(rec->drop[j], want_drop[i]);
 		CU_ASSERT_EQUAL(rec->t[j], want_t[i]);
 	}
-	o = show(&s);
+	o = script_show(&s, 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(o, " Sent 4000 bytes 4 pkt (dropped 3, overlimits 0"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(o, "  maxpacket 1000 drop_overlimit 3 new_flow_count 2 "));
 	free(o);

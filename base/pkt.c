@@ -18,6 +18,8 @@ static const char *const drop_names[DROP_REASONS] = {
 	[DROP_CODEL] = "codel",
 	[DROP_FQ_CODEL_FAT] = "fq_codel_overlimit",
 	[DROP_FQ_CODEL_CLASSIFY] = "fq_codel_classify",
+	[DROP_NOQUEUE] = "noqueue_busy",
+	[DROP_HEAD_DROP] = "head_drop",
 };
 
 const char *pkt_drop_name(enum pkt_drop r)

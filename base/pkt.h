@@ -20,6 +20,8 @@ enum pkt_drop {
 	DROP_CODEL,         /* codel (or fq_codel's codel) dropped it at the head: sojourn above target */
 	DROP_FQ_CODEL_FAT,  /* fq_codel over its limit or memory: taken from the fattest flow */
 	DROP_FQ_CODEL_CLASSIFY, /* fq_codel filters gave no flow (or minor 0, or a shot) */
+	DROP_NOQUEUE,       /* noqueue root: the driver (the wire) was busy */
+	DROP_HEAD_DROP,     /* pfifo_head_drop full: the oldest packet made room */
 	DROP_REASONS
 };
 const char *pkt_drop_name(enum pkt_drop r);

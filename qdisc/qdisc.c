@@ -15,7 +15,7 @@
 static const struct qdisc_ops *const kinds[] = {
 	&prio_qdisc_ops, &sfq_qdisc_ops, &pfifo_qdisc_ops, &bfifo_qdisc_ops,
 	&pfifo_fast_qdisc_ops, &htb_qdisc_ops, &tbf_qdisc_ops, &noop_qdisc_ops,
-	&codel_qdisc_ops, &fq_codel_qdisc_ops,
+	&codel_qdisc_ops, &fq_codel_qdisc_ops, &noqueue_qdisc_ops, &pfifo_head_drop_qdisc_ops,
 };
 
 const struct qdisc_ops *qdisc_ops_find(const char *kind)
@@ -240,6 +240,35 @@ static const struct pkt *noop_peek(struct qdisc *q)
 const struct qdisc_ops noop_qdisc_ops = {
 	.id = "noop",
 	.enqueue = noop_enqueue,
+	.dequeue = noop_dequeue,
+	.peek = noop_peek,
+};
+
+/* noqueue: the device has no qdisc (sch_generic.c; __dev_queue_xmit
+ * without one). A packet goes straight to the driver; when the driver is
+ * busy (tcsim: the wire), "Virtual device asks to queue packet!" and it
+ * is dropped. The qdisc counts nothing of either. Root only. */
+static int noqueue_init(struct qdisc *q, int argc, char **argv, char *err, size_t errlen)
+{
+	if (argc) {
+		snprintf(err, errlen, "qdisc 'noqueue' does not support option parsing");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int noqueue_enqueue(struct qdisc *q, struct pkt *p)
+{
+	p->drop = DROP_NOQUEUE;
+	q->env->drop(q->env->arg, p);
+	return NET_XMIT_DROP;
+}
+
+const struct qdisc_ops noqueue_qdisc_ops = {
+	.id = "noqueue",
+	.no_queue = 1,
+	.init = noqueue_init,
+	.enqueue = noqueue_enqueue,
 	.dequeue = noop_dequeue,
 	.peek = noop_peek,
 };

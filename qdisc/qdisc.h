@@ -134,6 +134,8 @@ struct qdisc_ops {
 	const char *id;
 	size_t priv_size;
 	int has_filters; /* filters may be attached (prio, sfq) */
+	/* noqueue: the device sends without a qdisc (busy: dropped), root only */
+	int no_queue;
 	/* Parses tc's words for this kind and validates them as the kernel
 	 * would; 0 or -errno with the message tc would print. */
 	int (*init)(struct qdisc *q, int argc, char **argv, char *err, size_t errlen);
@@ -282,7 +284,8 @@ uint16_t qdisc_pkt_protocol(const struct pkt *p);
 
 extern const struct qdisc_ops pfifo_qdisc_ops, bfifo_qdisc_ops, prio_qdisc_ops,
 	sfq_qdisc_ops, noop_qdisc_ops, pfifo_fast_qdisc_ops, tbf_qdisc_ops;
-extern const struct qdisc_ops htb_qdisc_ops, codel_qdisc_ops, fq_codel_qdisc_ops;
+extern const struct qdisc_ops htb_qdisc_ops, codel_qdisc_ops, fq_codel_qdisc_ops,
+	noqueue_qdisc_ops, pfifo_head_drop_qdisc_ops;
 
 /* ---- kernel-check (kernel/kcheck.h): what the kernel must be sent to hold
  * exactly the parameters tcsim holds, and the limits it raises ---- */

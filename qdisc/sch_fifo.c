@@ -88,6 +88,30 @@ static int bfifo_enqueue(struct qdisc *q, struct pkt *p)
 	return qdisc_drop(q, p, DROP_QDISC_LIMIT);
 }
 
+/* pfifo_head_drop (pfifo_tail_enqueue): full, the oldest packet goes to
+ * make room and the new one is queued all the same; the parents keep
+ * their qlen and learn the bytes, and the caller hears NET_XMIT_CN.
+ * limit 0 drops the arrival (the kernel's fix of 2025, in 6.1.y). */
+static int pfifo_head_drop_enqueue(struct qdisc *q, struct pkt *p)
+{
+	struct fifo_sched_data *f = q->priv;
+	struct pkt *old;
+	uint64_t prev;
+
+	if (q->s.qlen < f->limit)
+		return fifo_accept(q, p);
+	if (!f->limit)
+		return qdisc_drop(q, p, DROP_QDISC_LIMIT);
+	prev = q->s.backlog;
+	old = pktq_pop_head(&f->q);
+	q->s.qlen--;
+	q->s.backlog -= old->len;
+	qdisc_drop(q, old, DROP_HEAD_DROP);
+	fifo_accept(q, p);
+	qdisc_tree_reduce_backlog(q, 0, prev - q->s.backlog); /* may wrap: bytes added */
+	return NET_XMIT_CN;
+}
+
 static struct pkt *fifo_dequeue(struct qdisc *q)
 {
 	struct fifo_sched_data *f = q->priv;
@@ -167,6 +191,19 @@ const struct qdisc_ops bfifo_qdisc_ops = {
 	.head = fifo_head,
 	.reset = fifo_reset,
 	.dump = bfifo_dump,
+};
+
+const struct qdisc_ops pfifo_head_drop_qdisc_ops = {
+	.id = "pfifo_head_drop",
+	.priv_size = sizeof(struct fifo_sched_data),
+	.init = pfifo_init,
+	.change = fifo_change,
+	.enqueue = pfifo_head_drop_enqueue,
+	.dequeue = fifo_dequeue,
+	.peek = fifo_peek,
+	.head = fifo_head,
+	.reset = fifo_reset,
+	.dump = pfifo_dump,
 };
 
 /* pfifo_fast: band = prio2band[priority & 15] (the major is ignored);

@@ -480,11 +480,16 @@ static void dev_kick(struct dev *d)
 /* __dev_xmit_skb's bypass: a root with TCQ_F_CAN_BYPASS (codel, fq_codel)
  * that holds nothing, on an idle device, sends the packet at once without
  * enqueueing it (no classification, no flow state), counting it in its
- * bstats only. */
+ * bstats only. A noqueue root sends whatever finds the wire free; the
+ * rest its enqueue drops. */
 static int dev_bypass(struct dev *d, struct pkt *p)
 {
 	struct qdisc *q = d->root;
 
+	if (q->ops->no_queue && !d->on_wire) {
+		dev_start(d, p); /* no qdisc: straight to the driver, counted nowhere */
+		return 1;
+	}
 	if (!q->ops->can_bypass || q->s.qlen || d->on_wire || !q->ops->can_bypass(q))
 		return 0;
 	q->s.packets++;

@@ -106,6 +106,13 @@ static int parse_qdisc_req(struct tc_cmd *c, int argc, char **argv, struct qdisc
 			r->parent_word = argv[i];
 		} else if (!strcmp(w, "ingress") || !strcmp(w, "clsact")) {
 			return tc_kind_not_modelled(c, "qdisc", w);
+		} else if (!strcmp(w, "mq") || !strcmp(w, "mqprio")) {
+			return tc_fail(c, -EOPNOTSUPP,
+				       "qdisc \"%s\" is not modelled by tcsim: it gives each transmit "
+				       "queue of a multiqueue device a child of its own, and tcsim's "
+				       "device has one queue (a single-queue device refuses it: "
+				       "Operation not supported)",
+				       w);
 		} else if (tc_matches(w, "estimator") || tc_matches(w, "stab")) {
 			return tc_not_modelled(c, w);
 		} else if (tc_matches(w, "help")) {
@@ -339,6 +346,11 @@ create_n_graft2:
 	if (!p) {
 		dev_set_root(d, fresh);
 		return 0;
+	}
+	if (fresh->ops->no_queue) {
+		qdisc_destroy(fresh);
+		return tc_kfail(c, -EINVAL, "Cannot assign noqueue to a class", "parent %s",
+				r.parent_word);
 	}
 	ret = p->ops->graft(p, clid, fresh, msg, sizeof(msg));
 	if (ret) {

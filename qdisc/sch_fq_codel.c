@@ -761,6 +761,48 @@ static int fqc_xstat(const struct qdisc *q, int i, const char **name, int64_t *v
 	}
 }
 
+/* fq_codel_walk: a class per flow that is on a list (tc -s class show),
+ * with queue statistics only, as sfq's buckets */
+static void fqc_walk(const struct qdisc *q, void (*fn)(void *arg, const struct qdisc_class *c),
+		     void *arg)
+{
+	const struct fqc_sched_data *fd = q->priv;
+
+	for (uint32_t i = 0; fd->flows && i < fd->flows_cnt; i++) {
+		struct qdisc_class c = {0};
+
+		if (fd->flows[i].list == FQC_NONE)
+			continue;
+		c.classid = TC_H_MAKE(q->handle, i + 1);
+		c.parent = q->handle;
+		c.stats.qlen = fd->flows[i].q.len;
+		c.stats.backlog = fd->flows[i].backlog;
+		fn(arg, &c);
+	}
+}
+
+/* fq_codel_dump_class_stats' xstats line */
+static void fqc_class_dump_xstats(const struct qdisc *q, const struct qdisc_class *c, FILE *out)
+{
+	const struct fqc_sched_data *fd = q->priv;
+	const struct fqc_flow *f = &fd->flows[TC_H_MIN(c->classid) - 1];
+	char b[TC_SPRINT_BSIZE];
+
+	fprintf(out, "  deficit %d count %u lastcount %u ldelay %s", f->deficit, f->cvars.count,
+		f->cvars.lastcount, tc_sprint_time(codel_time_to_us(f->cvars.ldelay), b));
+	if (f->cvars.dropping) {
+		int32_t delta = (int32_t)(f->cvars.drop_next - codel_time(q->env->now(q->env->arg)));
+
+		fputs(" dropping", out);
+		if (delta < 0)
+			fprintf(out, " drop_next -%s",
+				tc_sprint_time(codel_time_to_us((codel_time_t)-delta), b));
+		else
+			fprintf(out, " drop_next %s",
+				tc_sprint_time(codel_time_to_us((codel_time_t)delta), b));
+	}
+}
+
 static int fqc_can_bypass(const struct qdisc *q)
 {
 	return ((const struct fqc_sched_data *)q->priv)->limit >= 1;
@@ -781,5 +823,7 @@ const struct qdisc_ops fq_codel_qdisc_ops = {
 	.dump = fqc_dump,
 	.xstat = fqc_xstat,
 	.dump_xstats = fqc_dump_xstats,
+	.walk = fqc_walk,
+	.class_dump_xstats = fqc_class_dump_xstats,
 	.can_bypass = fqc_can_bypass,
 };

@@ -33,6 +33,8 @@
  *     outside 1000..200000 (the kernel clamps a computed one and warns); a
  *     filter classid naming an inner class that has no filters of its own
  *     (htb_classify then falls through to the default class).
+ * 13-14. codel, fq_codel: a target not below the interval; an fq_codel
+ *     memory_limit that fills before its limit (lint_aqm.c).
  *
  * What a program can return (checks 1 to 3 and 7) comes from the abstract
  * interpretation in lint_bpf.c, which also states its limits. */
@@ -196,7 +198,7 @@ struct qinfo {
 	int is_prio;
 	int bands;	     /* prio */
 	unsigned map[16];    /* prio's priomap */
-	uint32_t divisor;    /* sfq */
+	uint32_t divisor;    /* sfq; fq_codel: its flows */
 	char name[32];	     /* "prio 1:" */
 	enum bpf_kernel kernel;
 };
@@ -229,6 +231,10 @@ static int qinfo_get(const struct qdisc *q, struct qinfo *qi)
 	} else if (!strcmp(q->ops->id, "sfq")) {
 		p = strstr(buf, "divisor ");
 		ok = p && sscanf(p, "divisor %u", &qi->divisor) == 1;
+	} else if (!strcmp(q->ops->id, "fq_codel")) {
+		/* fq_codel_classify takes a classid as sfq does: minor 1..flows */
+		p = strstr(buf, "flows ");
+		ok = p && sscanf(p, "flows %u", &qi->divisor) == 1;
 	}
 	free(buf);
 	return ok;
@@ -242,7 +248,7 @@ static void fallback(const struct qinfo *qi, char *buf, size_t n)
 		snprintf(buf, n, "prio falls back to priomap[0], band %u (class %x:%x)", qi->map[0],
 			 qi->q->handle >> 16, qi->map[0] + 1);
 	else
-		snprintf(buf, n, "sfq drops the packet");
+		snprintf(buf, n, "%s drops the packet", qi->q->ops->id);
 }
 
 /* The classes a classid may name, as tc prints them (hex): "1:1..1:3". */
@@ -609,6 +615,7 @@ static void lint_qdisc(struct lint *l, const struct qdisc *q)
 		return;
 	check_bands(l, q);
 	lint_check_htb(l, (struct qdisc *)q); /* class_chain takes a qdisc it may change */
+	lint_check_aqm(l, q);
 	if (q->ops->has_filters)
 		lint_chain(l, q);
 	if (q->ops->walk)

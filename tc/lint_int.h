@@ -31,5 +31,7 @@ void lint_name_classid(char *buf, size_t n, uint32_t classid);
 
 /* Checks 8 to 12 on one htb qdisc (lint_htb.c). */
 void lint_check_htb(struct lint *l, struct qdisc *q);
+/* Checks 13 and 14 on one codel or fq_codel (lint_aqm.c). */
+void lint_check_aqm(struct lint *l, const struct qdisc *q);
 
 #endif

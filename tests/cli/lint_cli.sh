@@ -50,6 +50,7 @@ golden kernel   # 6: #rand and no flowid, which Linux 3.13 refuses
 golden kernel313 --kernel 3.13 # 6: lsh #32, which current kernels refuse
 golden bands    # 7: bands no priomap entry and no filter result names
 golden htb      # 8-12: htb rates, ceil, default, quantum, a flowid naming an inner class
+golden aqm      # 13-14: codel target above interval, fq_codel memory_limit; fq_codel filters
 # a sound htb tree (tests/data/htb/shaped.tc) gives no warnings
 out=$($TCSIM lint --tc tests/data/htb/shaped.tc 2>&1)
 if [ "$out" = "lint: tests/data/htb/shaped.tc: no warnings" ]; then ok; else bad "htb shaped.tc: $out"; fi

@@ -171,6 +171,40 @@ static void test_fq_codel_new_flows_first(void)
 	free(rec);
 }
 
+/* Mid-run (0.5 ms into the schedule above), tc -s class show lists the
+ * flows on a list as fq_codel_walk does, with queue statistics only and
+ * the flow's codel state, in the format of the kernel's record
+ * (tests/data/qemu/htb-fq-codel-mixed.expect). */
+static void test_fq_codel_class_show(void)
+{
+	static const uint16_t sport[] = {1000, 1000, 1000, 1000, 2000};
+	static const uint64_t t[] = {0, 0, 0, 0, 100 * US};
+	struct script sc = {.n = 5, .len = 1000, .sport = sport, .t = t};
+	struct script_record *rec = calloc(1, sizeof(*rec));
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f;
+	struct sim s;
+
+	setup(&s, 8000000, "tc qdisc add dev em1 root fq_codel\n", rec, &sc);
+	CU_ASSERT_EQUAL(sim_run_until(&s, 500 * US), 0);
+	f = open_memstream(&buf, &n);
+	tc_show_class(s.devs[0], f, 1);
+	fclose(f);
+	CU_ASSERT_STRING_EQUAL(buf, "class fq_codel 8001:1 parent 8001: \n"
+				    " (dropped 0, overlimits 0 requeues 0) \n"
+				    " backlog 3000b 3p requeues 0\n"
+				    "  deficit 1514 count 0 lastcount 0 ldelay 0us\n"
+				    "class fq_codel 8001:2 parent 8001: \n"
+				    " (dropped 0, overlimits 0 requeues 0) \n"
+				    " backlog 1000b 1p requeues 0\n"
+				    "  deficit 1514 count 0 lastcount 0 ldelay 0us\n");
+	free(buf);
+	CU_ASSERT_EQUAL(sim_run(&s), 0);
+	sim_free(&s);
+	free(rec);
+}
+
 /* limit 4: A1 bypasses, A2..A6 queue at 0; A6 makes 5 > 4, so the fattest
  * flow (A, 5000 bytes) loses its head until half is gone: A2, A3, A4
  * (3000 >= 2500). B1 at 0.1 ms is a new flow. Sent: A1 0, A5 1 ms, A6
@@ -309,6 +343,7 @@ int main(void)
 	CU_add_test(s, "codel ecn: not-ECT packets are dropped", test_codel_ecn_not_ect);
 	CU_add_test(s, "fq_codel: new flows first, DRR", test_fq_codel_new_flows_first);
 	CU_add_test(s, "fq_codel: over the limit, the fattest flow", test_fq_codel_fattest_flow_drops);
+	CU_add_test(s, "fq_codel: its flows as classes", test_fq_codel_class_show);
 	CU_add_test(s, "tc qdisc show as tc 6.1", test_show_as_tc);
 	CU_add_test(s, "tc's errors", test_errors);
 	return unit_run();

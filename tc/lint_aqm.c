@@ -1,0 +1,71 @@
+/* lint_aqm.c - checks 13 and 14 of `tcsim lint` (tc/lint.c lists them all),
+ * on codel and fq_codel, read back from their `tc qdisc show` text:
+ *
+ * 13. a target not below the interval: codel then waits for delays longer
+ *     than its whole interval before dropping, which is not what the
+ *     control law is for (RFC 8289: target 5-10 % of interval);
+ * 14. fq_codel's memory_limit reached before its packet limit: with
+ *     full-size frames the buffers' truesize (tcsim counts 2304 bytes for
+ *     a 1514-byte frame) fills memory_limit first, so drops come from
+ *     memory (drop_overmemory), not from limit. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lint_int.h"
+#include "sched_rate.h"
+
+/* the word after key in text, or "" */
+static void word_after(const char *text, const char *key, char *out, size_t n)
+{
+	const char *p = strstr(text, key);
+	size_t i = 0;
+
+	out[0] = 0;
+	if (!p)
+		return;
+	p += strlen(key);
+	while (p[i] && p[i] != ' ' && i + 1 < n) {
+		out[i] = p[i];
+		i++;
+	}
+	out[i] = 0;
+}
+
+void lint_check_aqm(struct lint *l, const struct qdisc *q)
+{
+	char *buf = NULL, target[32], interval[32], mem[32], limit[32];
+	uint32_t t_us, i_us, mem_b, lim;
+	size_t n = 0;
+	FILE *f;
+	const char *where = q->where[0] ? q->where : NULL;
+
+	if (strcmp(q->ops->id, "codel") && strcmp(q->ops->id, "fq_codel"))
+		return;
+	f = open_memstream(&buf, &n);
+	if (!f) {
+		l->oom = 1;
+		return;
+	}
+	q->ops->dump(q, f, 0);
+	fclose(f);
+	word_after(buf, " target ", target, sizeof(target));
+	word_after(buf, " interval ", interval, sizeof(interval));
+	word_after(buf, "memory_limit ", mem, sizeof(mem));
+	word_after(buf, "limit ", limit, sizeof(limit));
+	free(buf);
+	if (!tc_get_time(&t_us, target) && !tc_get_time(&i_us, interval) && t_us >= i_us)
+		lint_warn(l, where,
+			  "%s %x: target %s is not below its interval %s, so codel drops only "
+			  "after a delay longer than a whole interval; make target 5-10%% of "
+			  "interval (5ms for 100ms)",
+			  q->ops->id, q->handle >> 16, target, interval);
+	if (!strcmp(q->ops->id, "fq_codel") && !tc_get_size(&mem_b, mem) &&
+	    sscanf(limit, "%up", &lim) == 1 && (uint64_t)mem_b / 2304u < lim)
+		lint_warn(l, where,
+			  "fq_codel %x: memory_limit %s holds about %u full-size frames (2304 "
+			  "bytes of buffer each), fewer than its limit %u, so it drops for memory "
+			  "first (drop_overmemory); raise memory_limit to %llu bytes or lower limit",
+			  q->handle >> 16, mem, mem_b / 2304u, lim,
+			  (unsigned long long)lim * 2304u);
+}

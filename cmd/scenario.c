@@ -11,9 +11,10 @@
 /* one line of source per line of the text, as it prints */
 /* clang-format off */
 static const char usage_scenario[] =
-	"usage: tcsim SCENARIO.lua [--seed N] [--json OUT|-] [--timeout T] [--max-memory N] [-- ARGS...]\n"
+	"usage: tcsim SCENARIO.lua [--seed N] [--json OUT|-] [--junit F] [--tap F|-] [--timeout T]\n"
+	"                          [--max-memory N] [-- ARGS...]\n"
 	"       tcsim check SCENARIO.lua --expect GOLDEN.json [--tolerance PCT] [--tolerance-ns N]\n"
-	"                   [--max-lines N] [--seed N] [--quiet] [--timeout T] [--max-memory N]\n"
+	"                   [--max-lines N] [--seed N] [--quiet] [--junit F] [--tap F|-] [bounds]\n"
 	"       tcsim check SCENARIO.lua --write-golden GOLDEN.json [--seed N] [--quiet] [bounds]\n"
 	"  --seed N         the default seed of tcsim.sim{} (a seed the scenario gives wins)\n"
 	"  --json OUT       every simulation's results, as JSON ('-' = stdout; the scenario's\n"
@@ -28,6 +29,9 @@ static const char usage_scenario[] =
 	"                   or in a simulation: one line on stderr, exit 124, no output written\n"
 	"  --max-memory N   stop a scenario whose Lua memory (or, sampled, the process heap)\n"
 	"                   passes N (bytes, or 256M, 1G): one line, exit 125, no output written\n"
+	"  --junit FILE     every check (each expectation, each difference from the golden, a\n"
+	"                   Lua error) as a JUnit XML test case, for CI; written whole or not at all\n"
+	"  --tap FILE|-     the same as TAP version 13 ('-' = stdout)\n"
 	"The scenario API: docs/lua-api.md.\n";
 /* clang-format on */
 
@@ -44,7 +48,9 @@ static int run_scenario(int argc, char **argv, int check)
 		O_QUIET,
 		O_HELP,
 		O_TIMEOUT,
-		O_MAXMEM
+		O_MAXMEM,
+		O_JUNIT,
+		O_TAP
 	};
 	static const struct option longopts[] = {
 	    {"seed", required_argument, NULL, O_SEED},
@@ -58,6 +64,8 @@ static int run_scenario(int argc, char **argv, int check)
 	    {"help", no_argument, NULL, O_HELP},
 	    {"timeout", required_argument, NULL, O_TIMEOUT},
 	    {"max-memory", required_argument, NULL, O_MAXMEM},
+	    {"junit", required_argument, NULL, O_JUNIT},
+	    {"tap", required_argument, NULL, O_TAP},
 	    {NULL, 0, NULL, 0},
 	};
 	struct scenario_opts o = {0};
@@ -113,6 +121,8 @@ static int run_scenario(int argc, char **argv, int check)
 			break;
 		case O_TIMEOUT: bad = parse_timeout(a, &o.timeout_ns); break;
 		case O_MAXMEM: bad = parse_size(a, &o.max_memory); break;
+		case O_JUNIT: o.junit = a; break;
+		case O_TAP: o.tap = a; break;
 		case O_HELP: fputs(usage_scenario, stdout); return 0;
 		default:
 			fprintf(

@@ -98,9 +98,50 @@ static int write_whole(const char *path, const char *text, size_t len, const cha
 	return r ? 1 : 0;
 }
 
-/* --expect: the differences, on stdout; 0 when none. */
-static int compare_golden(const struct scenario_opts *o, const char *text, size_t len, FILE *errf)
+/* --junit / --tap: each difference a failed check named by its JSON path
+ * (all of them, whatever --max-lines), or one passed check when none. */
+static void golden_cases(struct scenario *sc, const struct json *want, const struct json *got,
+			 const struct json_diff_opts *d0)
 {
+	struct json_diff_opts d = *d0;
+	char *buf = NULL, *line, *next, name[600];
+	size_t len = 0;
+	FILE *f;
+	int n;
+
+	d.max_lines = 0;
+	f = open_memstream(&buf, &len);
+	if (!f) {
+		sc->ci.oom = 1;
+		return;
+	}
+	n = json_diff(want, got, &d, f);
+	fclose(f);
+	if (n == 0) {
+		snprintf(name, sizeof(name), "results same as %s", sc->o->expect);
+		(void)ci_add(&sc->ci, name, sc->o->expect, 0, CI_PASS, NULL);
+	}
+	for (line = buf; n > 0 && line && *line; line = next) {
+		char *colon;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		colon = strstr(line, ": ");
+		if (colon)
+			*colon = 0;
+		snprintf(name, sizeof(name), "golden %s: %s", sc->o->expect, line);
+		(void)ci_add(&sc->ci, name, sc->o->expect, 0, CI_FAIL, colon ? colon + 2 : line);
+	}
+	if (n < 0)
+		sc->ci.oom = 1;
+	free(buf);
+}
+
+/* --expect: the differences, on stdout; 0 when none. */
+static int compare_golden(struct scenario *sc, const char *text, size_t len, FILE *errf)
+{
+	const struct scenario_opts *o = sc->o;
 	struct json *want = NULL, *got = NULL;
 	struct json_diff_opts d = {0};
 	char err[1024];
@@ -108,6 +149,8 @@ static int compare_golden(const struct scenario_opts *o, const char *text, size_
 
 	if (json_parse_file(o->expect, &want, err, sizeof(err))) {
 		fprintf(errf, "tcsim check: %s\n", err);
+		if (o->junit || o->tap)
+			(void)ci_add(&sc->ci, "golden file readable", o->expect, 0, CI_ERROR, err);
 		return 1;
 	}
 	if (json_parse(text, len, &got, err, sizeof(err))) {
@@ -115,9 +158,15 @@ static int compare_golden(const struct scenario_opts *o, const char *text, size_
 		json_free(want);
 		return 1;
 	}
+	/* a golden records results: a renamed scenario keeps its golden */
+	static const char *const ignore[] = {"scenario", NULL};
+
+	d.ignore = ignore;
 	d.rel_tol = o->tol_rel;
 	d.abs_tol = (double)o->tol_abs_ns;
 	d.max_lines = o->max_diff_lines > 0 ? (size_t)o->max_diff_lines : 0;
+	if (o->junit || o->tap)
+		golden_cases(sc, want, got, &d);
 	n = json_diff(want, got, &d, stdout);
 	json_free(want);
 	json_free(got);
@@ -160,7 +209,7 @@ int scenario_write_results(lua_State *L, struct scenario *sc)
 		else
 			printf("check %s: results written to %s\n", o->path, o->write_golden);
 	}
-	if (o->expect && compare_golden(o, doc, len, sc->err))
+	if (o->expect && compare_golden(sc, doc, len, sc->err))
 		rc = 1;
 	free(doc);
 	return rc;

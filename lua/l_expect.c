@@ -17,13 +17,24 @@ static void record(lua_State *L, int ok, const char *msg, const char *detail)
 	struct scenario *sc = scenario_get(L);
 	lua_Debug ar;
 	char where[300] = "?";
+	char file[300] = "";
+	int line = 0;
 
 	for (int level = 1; lua_getstack(L, level, &ar); level++) {
 		lua_getinfo(L, "Sl", &ar);
 		if (ar.currentline > 0) {
 			snprintf(where, sizeof(where), "%s:%d", ar.short_src, ar.currentline);
+			snprintf(file, sizeof(file), "%s", ar.short_src);
+			line = ar.currentline;
 			break;
 		}
+	}
+	if (sc->o->junit || sc->o->tap) {
+		char name[700];
+
+		snprintf(name, sizeof(name), "%s: %s", where, msg);
+		(void)ci_add(&sc->ci, name, file, line, ok ? CI_PASS : CI_FAIL,
+			     ok ? NULL : (detail[0] ? detail : msg));
 	}
 	if (ok) {
 		sc->passed++;

@@ -15,6 +15,7 @@
 #include "synth.h"
 #include "explain.h"
 #include "trace.h"
+#include "ci_report.h"
 
 #define LSIM_MT "tcsim.sim"
 #define LDEV_MT "tcsim.dev"
@@ -35,6 +36,7 @@ struct scenario {
 	int passed, failed;
 	char **failures; /* "file:line: message" of each failure */
 	int nfailures, capfailures;
+	struct ci_report ci; /* every check, for --junit and --tap */
 	/* lint: warnings found while the script ran ("file:line: warning: ...") */
 	char **notes;
 	int nnotes;

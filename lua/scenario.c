@@ -12,6 +12,7 @@
 #include <lualib.h>
 
 #include "infile.h"
+#include "outfile.h"
 #include "lua_tcsim.h"
 
 /* ---- small helpers in the tcsim table ---- */
@@ -169,6 +170,51 @@ static const char *errmsg(lua_State *L)
 	return m ? m : "(an error object that is not a string)";
 }
 
+/* --junit FILE and --tap FILE|-: every check of the run, whole or not at
+ * all. 0, or 1 after a message. */
+static int write_ci_reports(struct scenario *sc)
+{
+	const struct scenario_opts *o = sc->o;
+	const char *paths[2] = {o->junit, o->tap};
+	int rc = 0;
+
+	if (sc->ci.oom) {
+		fprintf(sc->err, "tcsim: out of memory: --junit/--tap not written\n");
+		return 1;
+	}
+	if (!sc->ci.n)
+		(void)ci_add(&sc->ci, "the scenario ran", o->path, 0, CI_PASS, NULL);
+	for (int k = 0; k < 2; k++) {
+		struct outfile of = {0};
+		int r;
+
+		if (!paths[k])
+			continue;
+		if (k == 1 && !strcmp(paths[k], "-")) {
+			ci_write_tap(&sc->ci, stdout);
+			fflush(stdout);
+			continue;
+		}
+		if (outfile_open(&of, paths[k], "w")) {
+			fprintf(sc->err, "tcsim: %s %s: %s\n", k ? "--tap" : "--junit", paths[k],
+				strerror(errno));
+			rc = 1;
+			continue;
+		}
+		if (k)
+			ci_write_tap(&sc->ci, of.f);
+		else
+			ci_write_junit(&sc->ci, o->path, of.f);
+		if ((r = outfile_commit(&of))) {
+			fprintf(sc->err, "tcsim: %s %s: %s\n", k ? "--tap" : "--junit", paths[k],
+				strerror(-r));
+			rc = 1;
+		}
+		outfile_abort(&of);
+	}
+	return rc;
+}
+
 int scenario_main(const struct scenario_opts *o)
 {
 	struct scenario sc = {0};
@@ -253,6 +299,11 @@ int scenario_main(const struct scenario_opts *o)
 		else
 			fprintf(sc.err, "tcsim: %s\n", errmsg(L));
 		rc = sc.accounting_failed ? 3 : 1;
+		if (o->junit || o->tap) {
+			(void)ci_add(&sc.ci, "the scenario runs to its end", o->path, 0, CI_ERROR,
+				     r == LUA_ERRMEM ? "out of memory" : errmsg(L));
+			(void)write_ci_reports(&sc);
+		}
 		goto out;
 	}
 	lua_pop(L, 1);
@@ -293,6 +344,8 @@ int scenario_main(const struct scenario_opts *o)
 	}
 	if ((o->json || o->expect || o->write_golden) && scenario_write_results(L, &sc))
 		rc = 1;
+	if ((o->junit || o->tap) && write_ci_reports(&sc))
+		rc = 1;
 out:
 	sc.closing = 1;
 	if (L)
@@ -301,6 +354,7 @@ out:
 	for (int i = 0; i < sc.nfailures; i++)
 		free(sc.failures[i]);
 	free(sc.failures);
+	ci_free(&sc.ci);
 	for (int i = 0; i < sc.nnotes; i++)
 		free(sc.notes[i]);
 	free(sc.notes);

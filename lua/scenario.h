@@ -18,6 +18,8 @@ struct scenario_opts {
 	/* regression check against stored results */
 	const char *expect;       /* golden file to compare with */
 	const char *write_golden; /* store the results as the golden */
+	const char *junit;        /* every check as JUnit XML here */
+	const char *tap;          /* ... and as TAP 13 ("-" = stdout) */
 	double tol_rel;           /* latency statistics: relative tolerance */
 	uint64_t tol_abs_ns;      /* ... and absolute, in ns (either suffices) */
 	int max_diff_lines;       /* 0 = all */

@@ -57,6 +57,20 @@ static const char policy[] =
     "tc filter add dev eth0 parent 1: bpf expr 'icmp' flowid 1:1\n"
     "tc filter add dev eth0 parent 1: bpf bytecode '" SSH_BYTECODE "' flowid 1:1\n";
 
+/* The fq_codel case (issue 15): the seed policy with fq_codel leaves in
+ * place of sfq: the same classification, each band's flows hashed and
+ * judged by codel. */
+static const char fqc_policy[] =
+    "tc qdisc add dev eth0 root handle 1: prio bands 3 priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1\n"
+    "tc qdisc add dev eth0 parent 1:1 handle 10: fq_codel\n"
+    "tc qdisc add dev eth0 parent 1:2 handle 20: fq_codel\n"
+    "tc qdisc add dev eth0 parent 1:3 handle 30: fq_codel\n"
+    "tc filter add dev eth0 parent 1: bpf bytecode '" MISC_BYTECODE "' flowid 1:3\n"
+    "tc filter add dev eth0 parent 1: bpf expr 'tcp port 80' flowid 1:2\n"
+    "tc filter add dev eth0 parent 1: bpf expr 'icmp' flowid 1:1\n"
+    "tc filter add dev eth0 parent 1: bpf bytecode '" SSH_BYTECODE "' flowid 1:1\n";
+#define TARGET_FQC 1.5 /* fq_codel leaves within 1.5x the seed policy's sfq leaves */
+
 /* The htb case (`make bench`, issue 13): a two-level tree, one parent
  * shaping to 95 % of the line (so htb, not the device, sets the pace and
  * its watchdog runs) and 4 leaves that borrow from it, sfq below each as
@@ -501,15 +515,15 @@ int main(int argc, char **argv)
 	struct pcap_frames pool = {0};
 	struct sim_result sr;
 	uint64_t bytes = 0, span = 0, bm[NCHAIN];
-	double tb[REPS], ts[REPS], th[REPS], best_b = INFINITY, best_s = INFINITY,
-					     best_h = INFINITY, t0;
-	struct sim_result hr;
+	double tb[REPS], ts[REPS], th[REPS], tf[REPS], best_b = INFINITY, best_s = INFINITY,
+						       best_h = INFINITY, best_f = INFINITY, t0;
+	struct sim_result hr, fr;
 	double rss_sim[2], rss_base[2];
 	const uint64_t sizes[2] = {RSS_SMALL, NPKTS};
 	const char *from;
 	char label[64], n_small[16], n_big[16];
 	int64_t nb = 0;
-	int agree = 1, speed_met, htb_met, rss_met, flat, r;
+	int agree = 1, speed_met, htb_met, fqc_met, rss_met, flat, r;
 
 	if (argc == 5 && !strcmp(argv[1], "--rss-child"))
 		return rss_child(argv[2], argv[3], argv[4]);
@@ -551,6 +565,11 @@ int main(int argc, char **argv)
 		if (run_sim_policy(cap_path, htb_policy, 0, i == 0 ? &hr : NULL))
 			return 1;
 		th[i] = now_s() - t0;
+		t0 = now_s();
+		if (run_sim_policy(cap_path, fqc_policy, 0, i == 0 ? &fr : NULL))
+			return 1;
+		tf[i] = now_s() - t0;
+		best_f = fmin(best_f, tf[i]);
 		best_h = fmin(best_h, th[i]);
 		best_b = fmin(best_b, tb[i]);
 		best_s = fmin(best_s, ts[i]);
@@ -608,6 +627,17 @@ int main(int argc, char **argv)
 	printf("ratio htb/seed policy (best of %d each): %.2f   target <= %.1f: %s\n", REPS,
 	       best_h / best_s, TARGET_HTB, htb_met ? "MET" : "NOT met");
 
+	printf("\nfq_codel: the seed policy with fq_codel leaves in place of sfq\n");
+	printf("simulated: arrived %llu, sent %llu, dropped %llu\n", (unsigned long long)fr.arrived,
+	       (unsigned long long)fr.sent, (unsigned long long)fr.dropped);
+	printf("%-44s", "fq_codel: tc policy, sim_run, accounting");
+	for (int i = 0; i < REPS; i++)
+		printf(" %7.3f", tf[i]);
+	printf(" %8.0f %10.0f\n", best_f * 1e9 / NPKTS, NPKTS / best_f);
+	fqc_met = best_f / best_s <= TARGET_FQC;
+	printf("ratio fq_codel/seed policy (best of %d each): %.2f   target <= %.1f: %s\n", REPS,
+	       best_f / best_s, TARGET_FQC, fqc_met ? "MET" : "NOT met");
+
 	for (int i = 0; i < 2; i++) {
 		rss_sim[i] = measure_rss("sim", sizes[i]);
 		rss_base[i] = measure_rss("base", sizes[i]);
@@ -625,9 +655,10 @@ int main(int argc, char **argv)
 	       TARGET_RSS_MIB, rss_met ? "MET" : "NOT met", n_big, n_small, FLAT_REL * 100,
 	       FLAT_ABS_MIB, flat ? "MET" : "NOT met");
 
-	printf("\nsim_bench: speed (<= %.1fx baseline) %s; htb (<= %.1fx seed policy) %s; memory "
-	       "(< %.0f MiB and flat) %s\n",
+	printf("\nsim_bench: speed (<= %.1fx baseline) %s; htb (<= %.1fx seed policy) %s; fq_codel "
+	       "(<= %.1fx seed policy) %s; memory (< %.0f MiB and flat) %s\n",
 	       TARGET_RATIO, speed_met ? "MET" : "NOT met", TARGET_HTB, htb_met ? "MET" : "NOT met",
+	       TARGET_FQC, fqc_met ? "MET" : "NOT met",
 	       TARGET_RSS_MIB, rss_met && flat ? "MET" : "NOT met");
 	for (size_t p = 0; p < NCHAIN; p++)
 		free(chain[p].insns);

@@ -132,8 +132,13 @@ static void fqc_keys(const struct qdisc *q, const struct pkt *p, uint32_t w[10])
 
 static uint32_t fqc_key_index(const struct fqc_sched_data *fd, const uint32_t w[10])
 {
-	/* an index into tcsim's own table, never a queue number: any mix */
-	return jhash_words(w, 10, 0x5bd1e995u) & fd->index_mask;
+	/* an index into tcsim's own table, never a queue number: a cheap
+	 * multiply-xor mix (jhash here cost 7 % of a run) */
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+
+	for (int i = 0; i < 10; i += 2)
+		h = (h ^ ((uint64_t)w[i] | (uint64_t)w[i + 1] << 32)) * 0xff51afd7ed558ccdull;
+	return (uint32_t)(h >> 32) & fd->index_mask;
 }
 
 static void fqc_unbind(struct fqc_sched_data *fd, uint32_t idx)

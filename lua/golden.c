@@ -151,7 +151,7 @@ static int compare_golden(struct scenario *sc, const char *text, size_t len, FIL
 		fprintf(errf, "tcsim check: %s\n", err);
 		if (o->junit || o->tap)
 			(void)ci_add(&sc->ci, "golden file readable", o->expect, 0, CI_ERROR, err);
-		return 1;
+		return 2; /* unreadable input, not a difference */
 	}
 	if (json_parse(text, len, &got, err, sizeof(err))) {
 		fprintf(errf, "tcsim check: internal error: results are not JSON: %s\n", err);
@@ -184,7 +184,8 @@ static int compare_golden(struct scenario *sc, const char *text, size_t len, FIL
 }
 
 /* --json, --write-golden and --expect, once the scenario has run: 0, or 1
- * after printing why. */
+ * after printing why (a difference, an output not written), or 2 when the
+ * golden cannot be read (missing, malformed). */
 int scenario_write_results(lua_State *L, struct scenario *sc)
 {
 	const struct scenario_opts *o = sc->o;
@@ -209,8 +210,12 @@ int scenario_write_results(lua_State *L, struct scenario *sc)
 		else
 			printf("check %s: results written to %s\n", o->path, o->write_golden);
 	}
-	if (o->expect && compare_golden(sc, doc, len, sc->err))
-		rc = 1;
+	if (o->expect) {
+		int c = compare_golden(sc, doc, len, sc->err);
+
+		if (c)
+			rc = c;
+	}
 	free(doc);
 	return rc;
 }

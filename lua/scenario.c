@@ -342,8 +342,8 @@ int scenario_main(const struct scenario_opts *o)
 		if (k)
 			rc = k;
 	}
-	if ((o->json || o->expect || o->write_golden) && scenario_write_results(L, &sc))
-		rc = 1;
+	if ((o->json || o->expect || o->write_golden) && (r = scenario_write_results(L, &sc)))
+		rc = r == 2 ? 2 : 1; /* 2: the golden is missing or malformed */
 	if ((o->junit || o->tap) && write_ci_reports(&sc))
 		rc = 1;
 out:

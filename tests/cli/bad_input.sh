@@ -226,18 +226,18 @@ expression | len 2^64  | 1 | expression 'len > 18446744073709551616': .*        
 expression | oversized number | 1 | expression 'len > 9+\.\.\.': number 9+ | bpf check -e "len > $(printf '9%.0s' $(seq 300))"
 expression | invalid UTF-8 | 1 | expression 'host .*': .*syntax error                               | bpf check -e "host $(printf '\377')"
 expression | in a tc line | 1 | expr\.tc:2: bpf: expression 'tcp port': .*syntax error         | run --tc $(mk expr.tc 'qdisc add dev eth0 root handle 1: prio\nfilter add dev eth0 parent 1: pref 1 bpf expr "tcp port" flowid 1:1') $CAP
-golden | nonexistent | 1 | nope\.json: No such file                                    | check $B/s.lua --quiet --expect $B/nope.json
-golden | directory   | 1 | /dir: .*directory                                           | check $B/s.lua --quiet --expect $B/dir
-golden | FIFO        | 1 | /fifo: a FIFO                                               | check $B/s.lua --quiet --expect $B/fifo
-golden | /dev/null   | 1 | /dev/null: a character device                               | check $B/s.lua --quiet --expect /dev/null
-golden | unreadable  | 1 | unreadable\.golden\.json: Permission denied                 | check $B/s.lua --quiet --expect $B/unreadable.golden.json
-golden | empty       | 1 | empty\.json: line 1, column 1: expected a value             | check $B/s.lua --quiet --expect $B/empty.json
-golden | truncated   | 1 | cut\.json: line [0-9]+, column [0-9]+: unterminated string       | check $B/s.lua --quiet --expect $B/cut.json
-golden | NUL byte    | 1 | nul\.json: line [0-9]+, column [0-9]+: control character U\+0000               | check $B/s.lua --quiet --expect $B/nul.json
-golden | invalid UTF-8 | 1 | utf8\.json: line [0-9]+, column [0-9]+: .*UTF-8          | check $B/s.lua --quiet --expect $B/utf8.json
+golden | nonexistent | 2 | nope\.json: No such file                                    | check $B/s.lua --quiet --expect $B/nope.json
+golden | directory   | 2 | /dir: .*directory                                           | check $B/s.lua --quiet --expect $B/dir
+golden | FIFO        | 2 | /fifo: a FIFO                                               | check $B/s.lua --quiet --expect $B/fifo
+golden | /dev/null   | 2 | /dev/null: a character device                               | check $B/s.lua --quiet --expect /dev/null
+golden | unreadable  | 2 | unreadable\.golden\.json: Permission denied                 | check $B/s.lua --quiet --expect $B/unreadable.golden.json
+golden | empty       | 2 | empty\.json: line 1, column 1: expected a value             | check $B/s.lua --quiet --expect $B/empty.json
+golden | truncated   | 2 | cut\.json: line [0-9]+, column [0-9]+: unterminated string       | check $B/s.lua --quiet --expect $B/cut.json
+golden | NUL byte    | 2 | nul\.json: line [0-9]+, column [0-9]+: control character U\+0000               | check $B/s.lua --quiet --expect $B/nul.json
+golden | invalid UTF-8 | 2 | utf8\.json: line [0-9]+, column [0-9]+: .*UTF-8          | check $B/s.lua --quiet --expect $B/utf8.json
 golden | CRLF        | 0 | -                                                           | check $B/s.lua --quiet --expect $B/crlf.json
-golden | byte-order mark | 1 | bom\.json: line 1, column 1: .*                       | check $B/s.lua --quiet --expect $B/bom.json
-golden | oversized: 300 nested arrays | 1 | deep\.json: line 1, column 257: nesting deeper than 256 | check $B/s.lua --quiet --expect $B/deep.json
+golden | byte-order mark | 2 | bom\.json: line 1, column 1: .*                       | check $B/s.lua --quiet --expect $B/bom.json
+golden | oversized: 300 nested arrays | 2 | deep\.json: line 1, column 257: nesting deeper than 256 | check $B/s.lua --quiet --expect $B/deep.json
 lua | nonexistent | 1 | nope\.lua: .*No such file                                     | $B/nope.lua
 lua | directory   | 1 | /dir\.lua: .*directory                                        | $B/dir.lua
 lua | FIFO        | 1 | /fifo\.lua: .*a FIFO                                          | $B/fifo.lua

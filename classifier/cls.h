@@ -46,6 +46,9 @@ struct tcf_trace {
 	int has_flowid;    /* the program's configured flowid */
 	uint32_t flowid;
 	const char *origin; /* where the program came from, or NULL */
+	/* kinds without a program (flower): the key that failed, or how it
+	 * matched; empty for bpf */
+	char detail[96];
 };
 struct tcf_tracer {
 	void (*filter)(void *arg, const struct tcf_trace *ft);
@@ -138,6 +141,7 @@ const struct tcf_proto_ops *tcf_ops_find(const char *kind);
 /* The kinds a tc line can name, in registry order: "bpf, ...". */
 void tcf_kind_names(char *buf, size_t n);
 extern const struct tcf_proto_ops cls_bpf_ops;
+extern const struct tcf_proto_ops cls_flower_ops;
 
 /* One program of a bpf filter, as cls_bpf_prog_at (cls_bpf.c) reports it. */
 struct cls_bpf_info {

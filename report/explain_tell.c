@@ -77,6 +77,14 @@ static void x_filter_line(FILE *out, const struct xfilter *f, const struct expla
 	}
 	fputs("): ", out);
 	fmt_class(c, sizeof(c), ft->classid);
+	if (ft->detail[0]) {
+		/* a kind without a program (flower): what matched or failed */
+		if (ft->match)
+			fprintf(out, "matched (%s), classid %s\n", ft->detail, c);
+		else
+			fprintf(out, "no match, %s; on to the next\n", ft->detail);
+		return;
+	}
 	if (!ft->has_handle) {
 		if (ft->match)
 			fprintf(out, "matched, classid %s\n", c);

@@ -321,7 +321,9 @@ static void text_sink(void *arg, const struct sim_event *e)
 			fputs(" result=skip\n", o);
 			break;
 		}
-		if (ft->has_handle) {
+		if (ft->has_handle && ft->detail[0]) {
+			fprintf(o, " handle=0x%x why=\"%s\"", ft->handle, ft->detail);
+		} else if (ft->has_handle) {
 			fmt_ret(b, sizeof(b), ft->ret);
 			fprintf(o, " handle=0x%x ret=%s", ft->handle, b);
 		}

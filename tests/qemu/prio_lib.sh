@@ -104,8 +104,10 @@ pq_tcsim_filters() {
 	echo "tc filter show dev $PQ_DEV" >>"$3/tcsim_f.tc"
 	pq_run "$TCSIM" run --tc "$3/tcsim_f.tc" --rate 100gbit --limit 1 --json - "$2" \
 		>"$3/tcsim_f.out" 2>"$3/tcsim_f.err" </dev/null || return 1
-	# tcsim prints the tc file's show output on stderr under --json -
-	grep '^filter ' "$3/tcsim_f.err" >"$3/tcsim.filters"
+	# tcsim prints the tc file's show output on stderr under --json -;
+	# a filter's own lines (flower's keys) are indented under it
+	awk '/^filter / { s = 1; print; next } /^  / && s { print; next } { s = 0 }' \
+		"$3/tcsim_f.err" >"$3/tcsim.filters"
 }
 
 # pq_section WORD FILE: the `tc -s WORD show` part of the oracle's output

@@ -153,6 +153,7 @@ const struct tcf_proto_ops *tcf_ops_find(const char *kind);
 /* The kinds a tc line can name, in registry order: "bpf, ...". */
 void tcf_kind_names(char *buf, size_t n);
 extern const struct tcf_proto_ops cls_bpf_ops;
+extern const struct tcf_proto_ops cls_flower_ops;
 
 /* One program of a bpf filter, as cls_bpf_prog_at (cls_bpf.c) reports it. */
 struct cls_bpf_info {

@@ -208,3 +208,143 @@ void flow_keys_symmetric(struct flow_keys *k)
 		k->ports = (uint32_t)dport | (uint32_t)sport << 16;
 	}
 }
+
+/* flow_dissect_flower: __skb_flow_dissect with the keys cls_flower asks
+ * for. It differs from the walk above where flower sees other packets:
+ * the first VLAN tag is a key (the offloaded one when present, as
+ * skb_vlan_tag_present makes it), tunnels are not entered, IPv6 extension
+ * headers are skipped, and a fragment of either family gets no ports, TCP
+ * flags or ICMP fields (flower does not pass FLOW_DISSECTOR_F_PARSE_1ST_FRAG).
+ * A tag left in the frame is read where 6.1 puts the network header for an
+ * AF_PACKET sender: after the tags (see below). */
+void flow_dissect_flower(const struct bpf_skb *skb, struct flow_fl_keys *k)
+{
+	const uint8_t *d = skb->data;
+	uint32_t end = skb->caplen < skb->len ? skb->caplen : skb->len;
+	uint32_t nh = skb->net_off;
+	uint16_t proto = skb->vlan_present ? skb->vlan_proto : skb->protocol;
+	int vlans = 0, ipv6 = 0;
+	uint8_t ip_proto = 0;
+	int poff;
+
+	memset(k, 0, sizeof(*k));
+	if (end >= 12) {
+		memcpy(k->dst_mac, d, 6);
+		memcpy(k->src_mac, d + 6, 6);
+	}
+	if (!skb->vlan_present && (proto == ETH_P_8021Q || proto == ETH_P_8021AD)) {
+		/* A tag kept in the frame (an AF_PACKET sender, --vlan inline):
+		 * packet_parse_headers (6.1) puts the network header after all
+		 * tags while skb->protocol stays 802.1Q, so the dissector takes
+		 * the first bytes of the IP header for a VLAN tag. */
+		uint16_t t = proto;
+
+		while ((t == ETH_P_8021Q || t == ETH_P_8021AD) && nh + 4 <= end) {
+			t = get16(d + nh + 2);
+			nh += 4;
+		}
+	}
+again:
+	switch (proto) {
+	case ETH_P_8021Q:
+	case ETH_P_8021AD: {
+		uint16_t tpid = proto, tci;
+
+		if (!vlans && skb->vlan_present) {
+			tci = skb->vlan_tci;
+			proto = skb->protocol;
+		} else {
+			if (nh + 4 > end)
+				goto out;
+			tci = get16(d + nh);
+			proto = get16(d + nh + 2);
+			nh += 4;
+		}
+		if (!vlans++) {
+			k->vlan_id = tci & 0x0fff;
+			k->vlan_prio = (uint8_t)(tci >> 13);
+			k->vlan_tpid = tpid;
+			k->vlan_eth_type = proto;
+		}
+		goto again;
+	}
+	case ETH_P_PPP_SES:
+		if (nh + 8 > end)
+			goto out;
+		proto = get16(d + nh + 6);
+		nh += 8;
+		if (proto == 0x0021)
+			proto = ETH_P_IP;
+		else if (proto == 0x0057)
+			proto = ETH_P_IPV6;
+		else
+			goto out;
+		goto again;
+	case ETH_P_IP: {
+		uint16_t frag;
+
+		if (nh + 20 > end || (d[nh] & 0xf) < 5)
+			goto out;
+		ip_proto = d[nh + 9];
+		k->addr_type = 4;
+		memcpy(k->src, d + nh + 12, 4);
+		memcpy(k->dst, d + nh + 16, 4);
+		k->tos = d[nh + 1];
+		k->ttl = d[nh + 8];
+		frag = get16(d + nh + 6) & 0x3fff;
+		nh += (d[nh] & 0xfu) * 4;
+		if (frag) {
+			k->frag = 1;
+			goto out;
+		}
+		break;
+	}
+	case ETH_P_IPV6:
+		if (nh + 40 > end)
+			goto out;
+		ip_proto = d[nh + 6];
+		k->addr_type = 6;
+		memcpy(k->src, d + nh + 8, 16);
+		memcpy(k->dst, d + nh + 24, 16);
+		k->tos = (uint8_t)(get16(d + nh) >> 4);
+		k->ttl = d[nh + 7];
+		nh += 40;
+		ipv6 = 1;
+		break;
+	default: goto out;
+	}
+
+	for (;;) {
+		if (ipv6 && (ip_proto == 0 || ip_proto == 43 || ip_proto == 60)) {
+			/* hop-by-hop, routing, destination options */
+			if (nh + 2 > end)
+				goto out;
+			ip_proto = d[nh];
+			nh += (d[nh + 1] + 1u) * 8;
+			continue;
+		}
+		if (ipv6 && ip_proto == 44) {
+			/* the fragment header: its next header is the protocol */
+			if (nh + 8 > end)
+				goto out;
+			ip_proto = d[nh];
+			k->frag = 1;
+			goto out;
+		}
+		break;
+	}
+	if (ip_proto == 6 && nh + 20 <= end && (d[nh + 12] >> 4) >= 5)
+		k->tcp_flags = get16(d + nh + 12) & 0x0fff;
+	if ((ip_proto == 1 || ip_proto == 58) && nh + 2 <= end) {
+		k->icmp_type = d[nh];
+		k->icmp_code = d[nh + 1];
+	}
+	poff = ports_offset(ip_proto);
+	if (poff >= 0 && nh + (uint32_t)poff + 4 <= end) {
+		k->sport = get16(d + nh + (uint32_t)poff);
+		k->dport = get16(d + nh + (uint32_t)poff + 2);
+	}
+out:
+	k->n_proto = proto;
+	k->ip_proto = ip_proto;
+}

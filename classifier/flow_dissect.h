@@ -38,4 +38,25 @@ int flow_dissect_frame(const uint8_t *data, uint32_t caplen, uint32_t len, uint3
  * that both directions of a conversation give the same keys. */
 void flow_keys_symmetric(struct flow_keys *keys);
 
+/* The keys cls_flower matches (flow_dissector.c as fl_classify runs it on
+ * a current kernel, FLOW_DISSECTOR_F_STOP_BEFORE_ENCAP): the walk stops at
+ * GRE, IPIP and IPv6-in-IP instead of looking through them, and at any IP
+ * fragment before the transport header. Multi-byte fields are host order,
+ * addresses network order (IPv4 in the first 4 bytes). */
+struct flow_fl_keys {
+	uint8_t dst_mac[6], src_mac[6];
+	uint16_t n_proto;   /* the EtherType reached, after VLAN tags */
+	uint8_t ip_proto;
+	uint8_t addr_type;  /* 4 or 6 once an IP header was read, else 0 */
+	uint8_t src[16], dst[16];
+	uint16_t sport, dport; /* 0 when not extracted */
+	uint8_t tos, ttl;
+	uint16_t tcp_flags; /* the low 12 bits of the TCP flag word */
+	uint8_t icmp_type, icmp_code;
+	uint8_t frag;       /* FLOW_DIS_IS_FRAGMENT */
+	uint8_t vlan_prio;  /* the first VLAN tag (offloaded or in the frame) */
+	uint16_t vlan_id, vlan_tpid, vlan_eth_type;
+};
+void flow_dissect_flower(const struct bpf_skb *skb, struct flow_fl_keys *keys);
+
 #endif

@@ -9,7 +9,7 @@
  * named as such, with what is modelled, rather than tc's "Unknown filter"
  * for a word it has never heard of. */
 static const char *const linux_filters[] = {
-    "basic", "cgroup", "flow",	"flower",  "fw",  "matchall",
+    "basic", "cgroup", "flow",	"fw",  "matchall",
     "route", "rsvp",   "rsvp6", "tcindex", "u32", NULL,
 };
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -54,7 +55,9 @@ static const char usage_run[] =
 	"  --plot-interval T  sampling interval of the plots [adaptive: 500-2500 points]\n"
 	"  --trace FILE|-   one line per event of every packet (docs/trace.md); '-' = stdout,\n"
 	"                   before the report\n"
-	"  --trace-filter EXPR  trace only the packets this tcpdump expression accepts\n";
+	"  --trace-filter EXPR  trace only the packets this tcpdump expression accepts\n"
+	"  --quiet          no progress line (shown on a terminal once a run takes a second) and\n"
+	"                   no warning about a capture's timestamps (going back, hours apart)\n";
 /* clang-format on */
 
 /* The JSON report goes to a temporary file opened before the run, renamed
@@ -94,9 +97,86 @@ static int json_commit(struct json_out *j, const struct sim *s)
 	return 0;
 }
 
+/* ---- what a long run and an odd capture tell the user ---- */
+
+/* A progress line on a terminal once a run has taken a second: rewritten
+ * in place four times a second, erased at the end. It reads the clock
+ * only in the simulation's poll (every SIM_POLL_EVERY events), so the run
+ * itself is unchanged. */
+struct progress {
+	struct sim *s;
+	struct timespec t0, last;
+	int shown;
+};
+
+static double since(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static int progress_poll(void *arg, char *err, size_t errlen)
+{
+	struct progress *p = arg;
+	struct timespec now;
+	uint64_t arrived = 0;
+	double el;
+
+	(void)err;
+	(void)errlen;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	el = since(&p->t0, &now);
+	if (el < 1.0 || (p->shown && since(&p->last, &now) < 0.25))
+		return 0;
+	p->last = now;
+	for (int i = 0; i < p->s->ndevs; i++)
+		arrived += p->s->devs[i]->st.arrived;
+	fprintf(stderr, "\rtcsim: %llu packets, %.3f s simulated, %.0f packets/s\033[K",
+		(unsigned long long)arrived, p->s->now / 1e9, arrived / el);
+	fflush(stderr);
+	p->shown = 1;
+	return 0;
+}
+
+static void progress_end(struct progress *p)
+{
+	if (p->shown) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+		p->shown = 0;
+	}
+}
+
+/* One line per capture whose timestamps went back (those packets went
+ * with the one before, as tcpreplay sends them) or jumped by more than an
+ * hour (replayed as idle time). */
+static void capture_warnings(const struct sim *s)
+{
+	for (int i = 0; i < s->nsrcs; i++) {
+		const struct source *src = s->srcs[i].src;
+		char gap[64] = "";
+
+		if (!src->clamped && !src->long_gaps)
+			continue;
+		if (src->long_gaps)
+			snprintf(gap, sizeof(gap), "%.1f h", src->longest_gap_ns / 3.6e12);
+		fprintf(stderr, "tcsim: %s:", src->name);
+		if (src->clamped)
+			fprintf(stderr,
+				" %llu packet%s stamped earlier than one before %s sent with it (the "
+				"clock never goes back)%s",
+				(unsigned long long)src->clamped, src->clamped == 1 ? "" : "s",
+				src->clamped == 1 ? "was" : "were", src->long_gaps ? ";" : "");
+		if (src->long_gaps)
+			fprintf(stderr, " %llu gap%s of more than an hour between timestamps (the "
+				"longest %s), replayed as idle time",
+				(unsigned long long)src->long_gaps, src->long_gaps == 1 ? "" : "s", gap);
+		fputs(" (--quiet: no such lines)\n", stderr);
+	}
+}
+
 int cmd_sim_run(int argc, char **argv)
 {
-	enum { O_JSON = 256, O_PCAP, O_PLOT, O_PLOTINT, O_TRACE, O_TFILTER, O_HELP };
+	enum { O_JSON = 256, O_PCAP, O_PLOT, O_PLOTINT, O_TRACE, O_TFILTER, O_QUIET, O_HELP };
 	static const struct option own[] = {
 	    {"json", required_argument, NULL, O_JSON},
 	    {"trace", required_argument, NULL, O_TRACE},
@@ -104,6 +184,7 @@ int cmd_sim_run(int argc, char **argv)
 	    {"pcap-out", required_argument, NULL, O_PCAP},
 	    {"plot", required_argument, NULL, O_PLOT},
 	    {"plot-interval", required_argument, NULL, O_PLOTINT},
+	    {"quiet", no_argument, NULL, O_QUIET},
 	    {"help", no_argument, NULL, O_HELP},
 	    {NULL, 0, NULL, 0},
 	};
@@ -121,7 +202,8 @@ int cmd_sim_run(int argc, char **argv)
 	FILE *tcmem;
 	const char *tcfile = NULL, *json = NULL;
 	char err[1024];
-	int c, li = 0, rc = 1;
+	int c, li = 0, rc = 1, quiet = 0;
+	struct progress prog = {0};
 
 	run_opts_default(&opts);
 	run_opts_longopts(longopts, sizeof(longopts) / sizeof(longopts[0]), own);
@@ -138,6 +220,7 @@ int cmd_sim_run(int argc, char **argv)
 			case O_JSON: json = a; break;
 			case O_TRACE: trace_path = a; break;
 			case O_TFILTER: trace_filter = a; break;
+			case O_QUIET: quiet = 1; break;
 			case O_PCAP: oo.pcap_dir = a; break;
 			case O_PLOT: oo.plot_dir = a; break;
 			case O_PLOTINT:
@@ -191,19 +274,30 @@ int cmd_sim_run(int argc, char **argv)
 		fprintf(stderr, "tcsim: %s\n", err);
 		goto out;
 	}
+	if (!quiet && isatty(STDERR_FILENO)) {
+		prog.s = &s;
+		clock_gettime(CLOCK_MONOTONIC, &prog.t0);
+		s.poll = progress_poll;
+		s.poll_arg = &prog;
+	}
 	if (oo.pcap_dir || oo.plot_dir) {
 		if (outputs_open(&outs, &s, &oo, err, sizeof(err))) {
 			fprintf(stderr, "tcsim: %s\n", err);
 			goto out;
 		}
 		if (outputs_run_until(outs, UINT64_MAX)) {
+			progress_end(&prog);
 			fprintf(stderr, "tcsim: %s\n", outputs_error(outs));
 			goto out;
 		}
 	} else if (sim_run(&s)) {
+		progress_end(&prog);
 		fprintf(stderr, "tcsim: %s\n", s.err);
 		goto out;
 	}
+	progress_end(&prog);
+	if (!quiet)
+		capture_warnings(&s);
 	if (sim_check_accounting(&s, err, sizeof(err))) {
 		fprintf(stderr, "tcsim: %s\n", err);
 		rc = 3;
@@ -241,6 +335,7 @@ int cmd_sim_run(int argc, char **argv)
 		rc = 1;
 	}
 out:
+	progress_end(&prog);
 	json_abort(&jo);
 	trace_close(tr);
 	outputs_abort(outs);

@@ -42,6 +42,7 @@
 #include "capture.h"
 #include "source.h"
 
+#define SRC_LONG_GAP_NS 3600000000000ull /* an hour */
 #define ETH_P_IP 0x0800
 #define ETH_P_8021Q 0x8100
 #define ETH_P_8021AD 0x88a8
@@ -202,6 +203,11 @@ static int src_arrival(struct cap_src *c, const struct cap_pkt *cp, uint64_t *re
 		if (c->pass_pkts == 1) {
 			c->ts_max = cp->ts_ns;
 		} else if (cp->ts_ns > c->ts_max) {
+			if (cp->ts_ns - c->ts_max > SRC_LONG_GAP_NS) {
+				c->src.long_gaps++;
+				if (cp->ts_ns - c->ts_max > c->src.longest_gap_ns)
+					c->src.longest_gap_ns = cp->ts_ns - c->ts_max;
+			}
 			if (__builtin_add_overflow(c->elapsed, cp->ts_ns - c->ts_max, &c->elapsed))
 				return -1;
 			c->ts_max = cp->ts_ns;

@@ -57,6 +57,10 @@ struct source {
 	 * before it in the same pass, so their arrival was held at the
 	 * previous arrival (the clock never goes back). Timestamp pacing only. */
 	uint64_t clamped;
+	/* Gaps of more than an hour between capture timestamps (in a pass,
+	 * timestamp pacing): replayed as idle time, which a user may not
+	 * expect (a capture joined from two days). */
+	uint64_t long_gaps, longest_gap_ns;
 };
 
 /* A capture file (pcap or pcapng, any link type capture.c converts). */

@@ -68,6 +68,7 @@ struct tcf_request {
 	char **argv;
 	const char *where; /* "file:line" for messages */
 	const char *basedir; /* relative bytecode-file paths start here */
+	const char *handle_word; /* the handle word as typed, or NULL */
 };
 
 /* The kernel version whose rules apply to the chain. */
@@ -99,6 +100,8 @@ struct tcf_proto_ops {
 	int (*classify_traced)(const struct tcf_proto *tp, const struct bpf_skb *skb,
 			       struct tcf_result *res, const struct tcf_tracer *tr,
 			       struct tcf_trace *ft);
+	/* Optional. tc's handle word for this kind (its f_KIND.c parse_fopt): 0, or -EINVAL with the message tc prints; NULL: a base-0 u32. */
+	int (*get_handle)(const char *word, uint32_t *handle, char *err, size_t errlen);
 };
 
 struct tcf_proto {

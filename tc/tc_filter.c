@@ -120,9 +120,12 @@ static int parse_filter_req(struct tc_cmd *c, int argc, char **argv, struct filt
 	return 0;
 }
 
-/* tc-side checks on the kind and the handle (f_bpf.c: base-0 u32). */
+/* tc-side checks on the kind and the handle: the kind's own handle word
+ * (get_handle), else f_bpf.c's base-0 u32. */
 static int check_filter_words(struct tc_cmd *c, const struct filter_req *r, uint32_t *handle)
 {
+	const struct tcf_proto_ops *ops;
+
 	*handle = 0;
 	if (r->kind && !tcf_ops_find(r->kind) && r->argc)
 		return tc_fail(c, -EINVAL,
@@ -132,8 +135,16 @@ static int check_filter_words(struct tc_cmd *c, const struct filter_req *r, uint
 		return 0;
 	if (!r->kind)
 		return tc_fail(c, -EINVAL, "Must specify filter type when using \"handle\"");
-	if (tc_get_u32(handle, r->fhandle, 0))
+	ops = tcf_ops_find(r->kind);
+	if (ops && ops->get_handle) {
+		char msg[256];
+
+		msg[0] = 0;
+		if (ops->get_handle(r->fhandle, handle, msg, sizeof(msg)))
+			return tc_fail(c, -EINVAL, "%s", msg);
+	} else if (tc_get_u32(handle, r->fhandle, 0)) {
 		return tc_fail(c, -EINVAL, "Illegal \"handle\"");
+	}
 	return 0;
 }
 
@@ -225,6 +236,7 @@ static int filter_modify(struct tc_cmd *c, int create, int excl, int argc, char 
 	    .argv = r.argv,
 	    .where = c->where,
 	    .basedir = c->basedir,
+	    .handle_word = r.fhandle,
 	};
 	env = (struct tcf_env){.kernel = d->env.kernel, .ifindex = d->ifindex};
 	msg[0] = 0;

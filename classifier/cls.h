@@ -75,6 +75,10 @@ struct tcf_request {
 struct tcf_env {
 	enum bpf_kernel kernel;
 	uint32_t ifindex;
+	/* The qdisc's slot for what its u32 filters share (the kernel's
+	 * tc_u_common: hash tables one filter makes, another links to);
+	 * NULL: each u32 filter keeps its own. */
+	void **u32_node;
 };
 
 struct tcf_proto_ops {
@@ -141,6 +145,7 @@ const struct tcf_proto_ops *tcf_ops_find(const char *kind);
 /* The kinds a tc line can name, in registry order: "bpf, ...". */
 void tcf_kind_names(char *buf, size_t n);
 extern const struct tcf_proto_ops cls_bpf_ops;
+extern const struct tcf_proto_ops cls_u32_ops;
 
 /* One program of a bpf filter, as cls_bpf_prog_at (cls_bpf.c) reports it. */
 struct cls_bpf_info {

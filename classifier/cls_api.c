@@ -12,7 +12,7 @@
 
 /* The registry: every classifier kind tc can name. A new kind is its file,
  * declared and listed here. */
-static const struct tcf_proto_ops *const kinds[] = {&cls_bpf_ops};
+static const struct tcf_proto_ops *const kinds[] = {&cls_bpf_ops, &cls_u32_ops};
 
 const struct tcf_proto_ops *tcf_ops_find(const char *kind)
 {

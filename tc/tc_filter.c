@@ -238,7 +238,7 @@ static int filter_modify(struct tc_cmd *c, int create, int excl, int argc, char 
 	    .basedir = c->basedir,
 	    .handle_word = r.fhandle,
 	};
-	env = (struct tcf_env){.kernel = d->env.kernel, .ifindex = d->ifindex};
+	env = (struct tcf_env){.kernel = d->env.kernel, .ifindex = d->ifindex, .u32_node = &q->u32_node};
 	msg[0] = 0;
 	ret = tcf_chain_change(chain, &req, &env, msg, sizeof(msg));
 	return ret ? tc_pass_on(c, ret, msg) : 0;

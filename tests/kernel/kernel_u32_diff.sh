@@ -1,7 +1,9 @@
 #!/bin/sh
 # kernel_u32_diff.sh - differential test of tcsim's u32 classifier against
-# the running kernel: the same `tc filter add ... u32` lines, from a seeded
-# generator (selectors of every kind tc has, several prefs and protocols,
+# the running kernel: the same `tc filter add ... u32` lines, named
+# policies (LARTC's port, protocol, prefix, TCP flag and hashing recipes,
+# IPv4 options behind nexthdr+ and eat, order; one summary line each) and
+# chains from a seeded generator (selectors of every kind tc has, several prefs and protocols,
 # explicit handles and orders, hash tables with link, hashkey, sample and
 # the offset/eat machinery), on both sides; the counts per class must be
 # equal, and so must `tc filter show`'s text of every filter.
@@ -19,7 +21,7 @@
 # Exit 0: equal; 1: a mismatch or an error; 77: cannot run here (SKIP).
 # Environment: TCSIM (default ./tcsim), PCAPS (default ../shared/pcaps next to
 # the repository), KU32_SEED (default 14), KU32_CHAINS (default 10),
-# KU32_LIMIT (packets per capture, default 600), KU32_CAPTURES (file names),
+# KU32_LIMIT (packets per capture, default 2000), KU32_CAPTURES (file names),
 # KU32_GEN_ONLY=1 (print the generated lines and stop). Chain 0 is written
 # by hand; chains 1..KU32_CHAINS come from the generator.
 
@@ -29,7 +31,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 PCAPS=${PCAPS:-$ROOT/../shared/pcaps}
 KU32_SEED=${KU32_SEED:-14}
 KU32_CHAINS=${KU32_CHAINS:-10}
-KU32_LIMIT=${KU32_LIMIT:-600}
+KU32_LIMIT=${KU32_LIMIT:-2000}
 KU32_CAPTURES=${KU32_CAPTURES:-"lan_mixed_ssh_dns_dhcp.pcap vlan_8021q_x11.pcap
 	ipv6_dns_ssh_icmpv6.pcap icmp_traceroute.pcapng http_wikipedia_mixed.pcap
 	lan_windows_mixed_ipv6.pcap dns_heavy_cc_capture.pcap"}
@@ -166,8 +168,83 @@ BEGIN {
 	}
 }' || { echo "FAIL: the generator failed"; exit 1; }
 
+
+# ---- the named policies: what people write (LARTC's cookbook and the
+# like), each a chain of its own, reported on its own ----
+
+POLICIES="lartc_ssh proto prefix tcpflags ipopts hash order"
+cat >"$TMP/chain.lartc_ssh" <<'P'
+filter add dev DEV parent 1: protocol ip prio 1 u32 match ip dport 22 0xffff flowid 1:1
+filter add dev DEV parent 1: protocol ip prio 1 u32 match ip sport 22 0xffff flowid 1:2
+filter add dev DEV parent 1: protocol ip prio 2 u32 match ip tos 0x10 0xff flowid 1:3
+filter add dev DEV parent 1: protocol ipv6 prio 3 u32 match ip6 dport 22 0xffff flowid 1:1
+P
+cat >"$TMP/chain.proto" <<'P'
+filter add dev DEV parent 1: protocol ip prio 1 u32 match ip protocol 6 0xff flowid 1:1
+filter add dev DEV parent 1: protocol ip prio 1 u32 match ip protocol 17 0xff flowid 1:2
+filter add dev DEV parent 1: protocol ip prio 1 u32 match ip protocol 1 0xff flowid 1:3
+filter add dev DEV parent 1: protocol ipv6 prio 2 u32 match ip6 protocol 58 0xff flowid 1:3
+P
+cat >"$TMP/chain.prefix" <<'P'
+filter add dev DEV parent 1: protocol ip prio 1 u32 match ip src 192.168.2.0/24 match ip dst 192.168.2.16/32 flowid 1:1
+filter add dev DEV parent 1: protocol ip prio 1 u32 match ip dst 8.8.8.8/32 flowid 1:2
+filter add dev DEV parent 1: protocol ip prio 2 u32 match ip src 10.0.0.0/255.0.0.0 flowid 1:3
+filter add dev DEV parent 1: protocol ip prio 2 u32 match ip dst 224.0.0.0/4 flowid 1:3
+filter add dev DEV parent 1: protocol ipv6 prio 3 u32 match ip6 src 2001:470::/32 flowid 1:1
+P
+# LARTC's flag lines read nexthdr+13 at the root, where no offset was
+# computed yet: byte 13 of the IP header (so the kernel too); the table
+# behind an offset link reads the real TCP flags
+cat >"$TMP/chain.tcpflags" <<'P'
+filter add dev DEV parent 1: protocol ip prio 1 u32 match ip protocol 6 0xff match u8 0x02 0x02 at nexthdr+13 flowid 1:1
+filter add dev DEV parent 1: protocol ip prio 2 u32 match ip protocol 6 0xff match u8 0x05 0x0f at 0 match u16 0x0000 0xffc0 at 2 match u8 0x10 0xff at 33 flowid 1:3
+filter add dev DEV parent 1: protocol ip prio 3 handle 7: u32 divisor 1
+filter add dev DEV parent 1: protocol ip prio 3 u32 ht 7: match u8 0x02 0x02 at nexthdr+13 flowid 1:1
+filter add dev DEV parent 1: protocol ip prio 3 u32 ht 7: match u8 0x10 0xff at nexthdr+13 flowid 1:2
+filter add dev DEV parent 1: protocol ip prio 3 u32 match ip protocol 6 0xff offset at 0 mask 0f00 shift 6 link 7:
+P
+# IGMP reports carry a Router Alert option (ihl 6): nexthdr+ (after a
+# link with an offset) and eat must find the transport header behind it
+cat >"$TMP/chain.ipopts" <<'P'
+filter add dev DEV parent 1: protocol ip prio 1 handle 5: u32 divisor 1
+filter add dev DEV parent 1: protocol ip prio 1 u32 ht 5: match u8 0x22 0xff at nexthdr+0 flowid 1:1
+filter add dev DEV parent 1: protocol ip prio 1 u32 ht 5: match tcp dst 22 0xffff flowid 1:3
+filter add dev DEV parent 1: protocol ip prio 1 u32 match ip nofrag offset at 0 mask 0f00 shift 6 link 5:
+filter add dev DEV parent 1: protocol ip prio 2 handle 6: u32 divisor 1
+filter add dev DEV parent 1: protocol ip prio 2 u32 ht 6: match u16 53 0xffff at 2 flowid 1:2
+filter add dev DEV parent 1: protocol ip prio 2 u32 ht 6: match u8 0x22 0xff at 0 flowid 1:1
+filter add dev DEV parent 1: protocol ip prio 2 u32 match ip nofrag offset at 0 mask 0f00 shift 6 eat link 6:
+P
+# LARTC's hashing filters: a 256-bucket table keyed by the source's last
+# byte; then a port table reached in two steps (eat the IP header, then
+# hash the port word)
+cat >"$TMP/chain.hash" <<'P'
+filter add dev DEV parent 1: protocol ip prio 5 handle 2: u32 divisor 256
+filter add dev DEV parent 1: protocol ip prio 5 u32 ht 2:10: match ip src 192.168.2.16/32 flowid 1:1
+filter add dev DEV parent 1: protocol ip prio 5 u32 ht 2:1: match ip src 192.168.2.1/32 flowid 1:2
+filter add dev DEV parent 1: protocol ip prio 5 u32 ht 2: sample ip src 8.8.8.8/32 match ip src 8.8.8.8/32 flowid 1:3
+filter add dev DEV parent 1: protocol ip prio 5 u32 ht 800:: match ip src 0.0.0.0/0 hashkey mask 0x000000ff at 12 link 2:
+filter add dev DEV parent 1: protocol ip prio 6 handle 3: u32 divisor 16
+filter add dev DEV parent 1: protocol ip prio 6 handle 4: u32 divisor 1
+filter add dev DEV parent 1: protocol ip prio 6 u32 ht 3:6: match tcp dst 22 0xffff flowid 1:1
+filter add dev DEV parent 1: protocol ip prio 6 u32 ht 3:5: match udp dst 53 0xffff flowid 1:2
+filter add dev DEV parent 1: protocol ip prio 6 u32 ht 3:0: match tcp dst 80 0xffff flowid 1:3
+filter add dev DEV parent 1: protocol ip prio 6 u32 ht 4: match u32 0 0 hashkey mask 0x0000000f at 0 link 3:
+filter add dev DEV parent 1: protocol ip prio 6 u32 match ip nofrag offset at 0 mask 0f00 shift 6 eat link 4:
+P
+# order and explicit node handles decide which of overlapping nodes of
+# one bucket runs first
+cat >"$TMP/chain.order" <<'P'
+filter add dev DEV parent 1: protocol ip prio 10 u32 order 20 match ip protocol 17 0xff flowid 1:1
+filter add dev DEV parent 1: protocol ip prio 10 u32 order 10 match ip dport 53 0xffff flowid 1:2
+filter add dev DEV parent 1: protocol ip prio 10 u32 order 5 match ip src 192.168.2.0/24 flowid 1:3
+filter add dev DEV parent 1: protocol ip prio 10 handle 800::7 u32 match ip protocol 6 0xff flowid 1:1
+filter add dev DEV parent 1: protocol ip prio 10 u32 match ip protocol 1 0xff flowid 1:2
+P
+CHAINS="$POLICIES $(seq 0 "$KU32_CHAINS")"
+
 if [ -n "${KU32_GEN_ONLY:-}" ]; then
-	for c in $(seq 0 "$KU32_CHAINS"); do
+	for c in $CHAINS; do
 		echo "# chain $c"
 		cat "$TMP/chain.$c"
 	done
@@ -253,7 +330,7 @@ tcsim_counts() {
 set -- $CAPS
 FIRST=$PCAPS/$1
 agree=0 refused=0 amism=0
-for c in $(seq 0 "$KU32_CHAINS"); do
+for c in $CHAINS; do
 	kernel_setup || { echo "ERROR    htb setup: $(tr '\n' ' ' <"$TMP/k.err")"; exit 1; }
 	: >"$TMP/chain.$c.ok"
 	while IFS= read -r line; do
@@ -296,7 +373,8 @@ done
 echo "acceptance: $agree lines taken or refused alike ($refused refused by both), $amism mismatches"
 
 total=0 mism=0 errors=0 pkts=0 nlines=0 nshow=0
-for c in $(seq 0 "$KU32_CHAINS"); do
+: >"$TMP/sum"
+for c in $CHAINS; do
 	sed "s/ DEV / $DEV /" "$TMP/chain.$c.ok" >"$TMP/k.filters"
 	nlines=$((nlines + $(wc -l <"$TMP/chain.$c.ok")))
 	{
@@ -306,7 +384,7 @@ for c in $(seq 0 "$KU32_CHAINS"); do
 	} >"$TMP/t.tc"
 	for cap in $CAPS; do
 		total=$((total + 1))
-		label=$(printf 'chain %-3s %-34s' "$c" "$cap")
+		label=$(printf "chain %-9s %-34s" "$c" "$cap")
 		if ! kernel_setup; then
 			echo "ERROR    $label htb setup: $(tr '\n' ' ' <"$TMP/k.err")"
 			errors=$((errors + 1))
@@ -345,6 +423,7 @@ for c in $(seq 0 "$KU32_CHAINS"); do
 		else
 			bad="$bad [tc filter show]"
 		fi
+		echo "$c $ksent ${bad:+bad}" | awk '{print $1, $2, ($3 == "" ? "ok" : $3)}' >>"$TMP/sum"
 		if [ -z "$bad" ]; then
 			echo "ok       $label $(printf '%5d' "$ksent") pkts  $kcounts"
 		else
@@ -358,9 +437,16 @@ for c in $(seq 0 "$KU32_CHAINS"); do
 	done
 done
 
+# one line per named policy: packets compared on each side, and whether
+# every capture agreed
+for c in $POLICIES; do
+	awk -v c="$c" '$1 == c {n++; p += $2; if ($3 != "ok") b++}
+		END {printf "policy %-9s %2d captures %6d packets: %s\n", c, n, p, b ? b " differ" : "all equal"}' "$TMP/sum"
+done
+
 END=$(date +%s)
 echo "kernel_u32_diff: $agree lines taken or refused alike ($refused refused), $amism differ;" \
-	"$total comparisons ($((KU32_CHAINS + 1)) chains of $nlines filter lines" \
+	"$total comparisons ($(echo $POLICIES | wc -w) policies and $((KU32_CHAINS + 1)) generated chains of $nlines filter lines" \
 	"(seed $KU32_SEED) x $(echo $CAPS | wc -w) captures, $pkts packets on each side," \
 	"$nshow filter show entries equal): $mism mismatches, $errors errors, $((END - START)) s"
 [ "$mism" -eq 0 ] && [ "$errors" -eq 0 ] && [ "$amism" -eq 0 ]

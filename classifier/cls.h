@@ -46,6 +46,8 @@ struct tcf_trace {
 	int has_flowid;    /* the program's configured flowid */
 	uint32_t flowid;
 	const char *origin; /* where the program came from, or NULL */
+	const char *detail; /* the kind's own account of this record (u32: which key
+			     * decided and why), or NULL; valid during the call */
 };
 struct tcf_tracer {
 	void (*filter)(void *arg, const struct tcf_trace *ft);

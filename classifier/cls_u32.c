@@ -1374,8 +1374,76 @@ static uint32_t net_offset(const struct bpf_skb *skb)
 	return depth;
 }
 
-static int cls_u32_classify(const struct tcf_proto *tp, const struct bpf_skb *skb,
-			    struct tcf_result *res)
+static void print_handle(char *buf, size_t len, uint32_t h);
+
+/* A traced walk's account of each node it tries: one tcf_trace record per
+ * node, its detail saying which key decided and why. NULL on the fast
+ * path, where none of it is built. */
+struct u32_tell {
+	const struct tcf_tracer *tr;
+	struct tcf_trace *ft;
+	uint32_t nh; /* the network header's offset: key positions are told from it */
+	char why[320];
+};
+
+static void tell(struct u32_tell *t, const struct u32_knode *n, int match, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void tell(struct u32_tell *t, const struct u32_knode *n, int match, const char *fmt, ...)
+{
+	va_list ap;
+	char h[32];
+	int used;
+
+	print_handle(h, sizeof(h), n->handle);
+	used = snprintf(t->why, sizeof(t->why), "fh %s: ", h);
+	va_start(ap, fmt);
+	vsnprintf(t->why + used, sizeof(t->why) - (size_t)used, fmt, ap);
+	va_end(ap);
+	t->ft->has_handle = 1;
+	t->ft->handle = n->handle;
+	t->ft->ret = 0;
+	t->ft->has_flowid = (n->sel.flags & U32_TERMINAL) != 0;
+	t->ft->flowid = n->classid;
+	t->ft->match = match;
+	t->ft->classid = match ? n->classid : 0;
+	t->ft->detail = t->why;
+	t->tr->filter(t->tr->arg, t->ft);
+	t->ft->detail = NULL;
+}
+
+static void tell_key(char *b, size_t len, const struct u32_key *k)
+{
+	snprintf(b, len, "%08x/%08x at %s%d", k->val, k->mask, k->offmask ? "nexthdr+" : "", k->off);
+}
+
+static const char *all_keys(const struct u32_knode *n)
+{
+	if (!n->sel.nkeys)
+		return "it has no keys";
+	return n->sel.nkeys == 1 ? "its key matched" : "all its keys matched";
+}
+
+static void tell_link(struct u32_tell *t, const struct u32_knode *n, const struct u32_hnode *ht,
+		      unsigned int sel, uint32_t off, int32_t off2)
+{
+	tell(t, n, 0, "%s: on to table %x:, bucket %u; nexthdr at network header%+d", all_keys(n),
+	     U32_USERHTID(ht->handle), sel, (int32_t)(off - t->nh) + off2);
+}
+
+static int u32_result(const struct u32_knode *n, struct tcf_result *res)
+{
+	res->classid = n->classid;
+	res->handle = n->handle;
+	res->ret = 0;
+	return 0; /* no actions: TC_ACT_OK */
+}
+
+/* u32_classify: the walk of the kernel, node by node down the links (at
+ * most U32_MAXDEPTH deep), back up to a linking node that is terminal
+ * when nothing below matched. t: NULL, or the traced walk's account. */
+static int u32_walk(const struct tcf_proto *tp, const struct bpf_skb *skb,
+		    struct tcf_result *res, struct u32_tell *t)
 {
 	const struct u32_head *head = tp->priv;
 	struct {
@@ -1388,9 +1456,12 @@ static int cls_u32_classify(const struct tcf_proto *tp, const struct bpf_skb *sk
 	int32_t off2 = 0;
 	unsigned int sel = 0;
 	int depth = 0;
+	char kb[64];
 
 	if (!head)
 		return -1;
+	if (t)
+		t->nh = off;
 	ht = head->root;
 next_ht:
 	n = ht->ht[sel];
@@ -1400,6 +1471,9 @@ next_knode:
 		int i;
 
 		if ((skb->mark & n->mark_mask) != n->mark_val) {
+			if (t)
+				tell(t, n, 0, "mark 0x%x & 0x%x is not 0x%x: no match", skb->mark,
+				     n->mark_mask, n->mark_val);
 			n = n->next;
 			continue;
 		}
@@ -1407,45 +1481,83 @@ next_knode:
 		for (i = 0; i < n->sel.nkeys; i++, k++) {
 			int32_t toff = (int32_t)(off + (uint32_t)k->off + (uint32_t)(off2 & k->offmask));
 
-			if (load(skb, toff, 4, &v))
-				return -1; /* the kernel's "goto out": no later node either */
-			if ((v ^ k->val) & k->mask)
+			if (load(skb, toff, 4, &v)) {
+				/* the kernel's "goto out": no later node either */
+				if (t) {
+					tell_key(kb, sizeof(kb), k);
+					tell(t, n, 0,
+					     "key %d of %d (%s) reads 4 bytes at network header%+d, beyond the "
+					     "packet's %u bytes (%u captured): u32 stops, no later node of this "
+					     "filter runs",
+					     i + 1, n->sel.nkeys, kb, toff - (int32_t)t->nh, skb->len,
+					     skb->caplen);
+				}
+				return -1;
+			}
+			if ((v ^ k->val) & k->mask) {
+				if (t) {
+					tell_key(kb, sizeof(kb), k);
+					tell(t, n, 0,
+					     "key %d of %d (%s) read %08x at network header%+d: no match", i + 1,
+					     n->sel.nkeys, kb, v, toff - (int32_t)t->nh);
+				}
 				break;
+			}
 		}
 		if (i < n->sel.nkeys) {
 			n = n->next;
 			continue;
 		}
 		if (!n->ht_down) {
-check_terminal:
 			if (n->sel.flags & U32_TERMINAL) {
-				res->classid = n->classid;
-				res->handle = n->handle;
-				res->ret = 0;
-				return 0; /* no actions: TC_ACT_OK */
+				if (t)
+					tell(t, n, 1, "%s: its flowid", all_keys(n));
+				return u32_result(n, res);
 			}
+			if (t)
+				tell(t, n, 0, "%s, but the node has no flowid: on to the next",
+				     all_keys(n));
 			n = n->next;
 			goto next_knode;
 		}
-		if (depth >= U32_MAXDEPTH)
-			return -1; /* "cls_u32: dead loop" */
+		if (depth >= U32_MAXDEPTH) {
+			if (t)
+				tell(t, n, 0, "a link more than %d tables deep: u32 gives up (dead loop)",
+				     U32_MAXDEPTH);
+			return -1;
+		}
 		stack[depth].n = n;
 		stack[depth].off = off;
 		depth++;
 		ht = n->ht_down;
 		sel = 0;
 		if (ht->divisor) {
-			if (load(skb, (int32_t)(off + (uint32_t)(int32_t)n->sel.hoff), 4, &v))
+			int32_t hoff = (int32_t)(off + (uint32_t)(int32_t)n->sel.hoff);
+
+			if (load(skb, hoff, 4, &v)) {
+				if (t)
+					tell(t, n, 0,
+					     "keys matched, but the hash key at network header%+d is beyond the "
+					     "packet: u32 stops",
+					     hoff - (int32_t)t->nh);
 				return -1;
+			}
 			sel = ht->divisor & ((v & n->sel.hmask) >> n->fshift);
 		}
-		if (!(n->sel.flags & (U32_VAROFFSET | U32_OFFSET | U32_EAT)))
+		if (!(n->sel.flags & (U32_VAROFFSET | U32_OFFSET | U32_EAT))) {
+			if (t)
+				tell_link(t, n, ht, sel, off, off2);
 			goto next_ht;
+		}
 		if (n->sel.flags & (U32_OFFSET | U32_VAROFFSET)) {
 			off2 = n->sel.off + 3;
 			if (n->sel.flags & U32_VAROFFSET) {
-				if (load(skb, (int32_t)(off + (uint32_t)(int32_t)n->sel.offoff), 2, &v))
+				if (load(skb, (int32_t)(off + (uint32_t)(int32_t)n->sel.offoff), 2, &v)) {
+					if (t)
+						tell(t, n, 0,
+						     "keys matched, but the offset word is beyond the packet: u32 stops");
 					return -1;
+				}
 				/* x86 takes a shift count modulo 32 */
 				off2 += (int32_t)((v & n->sel.offmask) >> (n->sel.offshift & 31));
 			}
@@ -1455,17 +1567,46 @@ check_terminal:
 			off += (uint32_t)off2;
 			off2 = 0;
 		}
+		if (t)
+			tell_link(t, n, ht, sel, off, off2);
 		if (off < skb->len)
 			goto next_ht;
+		if (t)
+			tell(t, n, 0, "the eaten offset %u is past the packet's end: the table is not read",
+			     off - t->nh);
 		break;
 	}
 	if (depth--) {
 		n = stack[depth].n;
 		ht = n->ht_up;
 		off = stack[depth].off;
-		goto check_terminal;
+		/* check_terminal, told as what it is here */
+		if (n->sel.flags & U32_TERMINAL) {
+			if (t)
+				tell(t, n, 1, "nothing behind its link matched: its own flowid");
+			return u32_result(n, res);
+		}
+		if (t)
+			tell(t, n, 0, "nothing behind its link matched, and it has no flowid: on to the next");
+		n = n->next;
+		goto next_knode;
 	}
 	return -1;
+}
+
+static int cls_u32_classify(const struct tcf_proto *tp, const struct bpf_skb *skb,
+			    struct tcf_result *res)
+{
+	return u32_walk(tp, skb, res, NULL);
+}
+
+static int cls_u32_classify_traced(const struct tcf_proto *tp, const struct bpf_skb *skb,
+				   struct tcf_result *res, const struct tcf_tracer *tr,
+				   struct tcf_trace *ft)
+{
+	struct u32_tell t = {.tr = tr, .ft = ft};
+
+	return u32_walk(tp, skb, res, &t);
 }
 
 /* ---- tc filter show (iproute2 6.1's u32_print_opt) ---- */
@@ -1608,5 +1749,6 @@ const struct tcf_proto_ops cls_u32_ops = {
 	.dump = cls_u32_dump,
 	.count = cls_u32_count,
 	.handle_at = cls_u32_handle_at,
+	.classify_traced = cls_u32_classify_traced,
 	.get_handle = cls_u32_get_handle,
 };

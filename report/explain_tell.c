@@ -77,6 +77,10 @@ static void x_filter_line(FILE *out, const struct xfilter *f, const struct expla
 	}
 	fputs("): ", out);
 	fmt_class(c, sizeof(c), ft->classid);
+	if (f->detail) {
+		fprintf(out, "%s\n", f->detail);
+		return;
+	}
 	if (!ft->has_handle) {
 		if (ft->match)
 			fprintf(out, "matched, classid %s\n", c);

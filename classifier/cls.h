@@ -50,6 +50,8 @@ struct tcf_trace {
 	 * 0x307 & 0xff = 0x7 is this filter's handle"); "" for bpf, whose
 	 * return value says it */
 	char why[128];
+	const char *detail; /* the kind's own account of this record (u32: which key
+			     * decided and why), or NULL; valid during the call */
 };
 struct tcf_tracer {
 	void (*filter)(void *arg, const struct tcf_trace *ft);
@@ -80,6 +82,10 @@ struct tcf_env {
 	enum bpf_kernel kernel;
 	uint32_t ifindex;
 	uint32_t qdisc; /* the handle of the qdisc whose block holds the chain (fw) */
+	/* The qdisc's slot for what its u32 filters share (the kernel's
+	 * tc_u_common: hash tables one filter makes, another links to);
+	 * NULL: each u32 filter keeps its own. */
+	void **u32_node;
 };
 
 struct tcf_proto_ops {
@@ -154,6 +160,7 @@ const struct tcf_proto_ops *tcf_ops_find(const char *kind);
 void tcf_kind_names(char *buf, size_t n);
 extern const struct tcf_proto_ops cls_bpf_ops;
 extern const struct tcf_proto_ops cls_flower_ops;
+extern const struct tcf_proto_ops cls_u32_ops;
 
 /* One program of a bpf filter, as cls_bpf_prog_at (cls_bpf.c) reports it. */
 struct cls_bpf_info {

@@ -14,8 +14,8 @@
  * declared and listed here. */
 extern const struct tcf_proto_ops cls_matchall_ops;
 extern const struct tcf_proto_ops cls_fw_ops;
-static const struct tcf_proto_ops *const kinds[] = {&cls_bpf_ops, &cls_matchall_ops, &cls_fw_ops,
-							 &cls_flower_ops};
+static const struct tcf_proto_ops *const kinds[] = {&cls_bpf_ops, &cls_u32_ops, &cls_matchall_ops,
+							 &cls_fw_ops, &cls_flower_ops};
 
 const struct tcf_proto_ops *tcf_ops_find(const char *kind)
 {

@@ -231,6 +231,7 @@ struct qdisc {
 	struct qdisc *parent_q; /* NULL for the root */
 	struct qdisc_env *env;
 	struct tcf_chain chain; /* filters (if ops->has_filters) */
+	void *u32_node;         /* what its u32 filters share, class chains too (cls_u32.c) */
 	struct qdisc_stats s;
 	int invisible;          /* a default child (handle 0) */
 	int unlisted;           /* not in the device's qdisc hash: no dump lists it */

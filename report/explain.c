@@ -149,6 +149,8 @@ static void x_sink(void *arg, const struct sim_event *e)
 		f->ft = *e->qt->filter;
 		f->ft.origin = NULL;
 		f->origin = xstrdup(x, e->qt->filter->origin);
+		f->ft.detail = NULL;
+		f->detail = xstrdup(x, e->qt->filter->detail);
 		if (x->verbose && x->insn_len && f->ft.has_handle) {
 			f->insns = xstrdup(x, x->insn_buf);
 			x->insn_len = 0;
@@ -308,6 +310,7 @@ static void explain_free(struct explain *x)
 	free(x->insn_buf);
 	for (size_t i = 0; i < x->nfilters; i++) {
 		free(x->filters[i].origin);
+		free(x->filters[i].detail);
 		free(x->filters[i].insns);
 	}
 	free(x->filters);

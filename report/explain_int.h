@@ -13,6 +13,7 @@ struct xfilter {
 	uint32_t qhandle;
 	struct tcf_trace ft;
 	char *origin;
+	char *detail; /* the kind's account (ft.detail, copied) */
 	char *insns; /* -v: the program's instruction trace */
 };
 

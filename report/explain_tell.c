@@ -77,6 +77,11 @@ static void x_filter_line(FILE *out, const struct xfilter *f, const struct expla
 	}
 	fputs("): ", out);
 	fmt_class(c, sizeof(c), ft->classid);
+	if (f->detail) {
+		/* u32: its own account of the node that decided */
+		fprintf(out, "%s\n", f->detail);
+		return;
+	}
 	if (ft->why[0]) {
 		if (ft->match)
 			fprintf(out, "matched, classid %s: %s\n", c, ft->why);

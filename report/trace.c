@@ -336,16 +336,22 @@ static void text_sink(void *arg, const struct sim_event *e)
 			break;
 		}
 		if (ft->has_handle) {
-			fmt_ret(b, sizeof(b), ft->ret);
-			fprintf(o, " handle=0x%x ret=%s", ft->handle, b);
+			fprintf(o, " handle=0x%x", ft->handle);
+			if (!ft->detail) { /* a kind with a detail (u32) returns nothing */
+				fmt_ret(b, sizeof(b), ft->ret);
+				fprintf(o, " ret=%s", b);
+			}
 		}
 		fmt_class(a, sizeof(a), ft->classid);
 		if (!ft->match)
-			fputs(" result=nomatch\n", o);
-		else if (ft->has_handle && ft->ret == 0xffffffffu)
-			fprintf(o, " result=flowid class=%s\n", a);
+			fputs(" result=nomatch", o);
+		else if (ft->has_handle && (ft->detail || ft->ret == 0xffffffffu))
+			fprintf(o, " result=flowid class=%s", a);
 		else
-			fprintf(o, " result=classid class=%s\n", a);
+			fprintf(o, " result=classid class=%s", a);
+		if (ft->detail)
+			fprintf(o, " why=\"%s\"", ft->detail);
+		fputc('\n', o);
 		break;
 	}
 	case SIM_EV_CLASSIFY: {

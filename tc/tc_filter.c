@@ -120,7 +120,8 @@ static int parse_filter_req(struct tc_cmd *c, int argc, char **argv, struct filt
 	return 0;
 }
 
-/* tc-side checks on the kind and the handle (f_bpf.c: base-0 u32). */
+/* tc-side checks on the kind and the handle: the kind's own handle word
+ * (get_handle), else f_bpf.c's base-0 u32. */
 static int check_filter_words(struct tc_cmd *c, const struct filter_req *r, uint32_t *handle)
 {
 	const struct tcf_proto_ops *ops;
@@ -138,12 +139,12 @@ static int check_filter_words(struct tc_cmd *c, const struct filter_req *r, uint
 	if (ops && ops->get_handle) {
 		char msg[256];
 
+		msg[0] = 0;
 		if (ops->get_handle(r->fhandle, handle, msg, sizeof(msg)))
 			return tc_fail(c, -EINVAL, "%s", msg);
-		return 0;
-	}
-	if (tc_get_u32(handle, r->fhandle, 0))
+	} else if (tc_get_u32(handle, r->fhandle, 0)) {
 		return tc_fail(c, -EINVAL, "Illegal \"handle\"");
+	}
 	return 0;
 }
 
@@ -237,7 +238,10 @@ static int filter_modify(struct tc_cmd *c, int create, int excl, int argc, char 
 	    .basedir = c->basedir,
 	    .handle_word = r.fhandle,
 	};
-	env = (struct tcf_env){.kernel = d->env.kernel, .ifindex = d->ifindex, .qdisc = q->handle};
+	env = (struct tcf_env){.kernel = d->env.kernel,
+			       .ifindex = d->ifindex,
+			       .qdisc = q->handle,
+			       .u32_node = &q->u32_node};
 	msg[0] = 0;
 	ret = tcf_chain_change(chain, &req, &env, msg, sizeof(msg));
 	return ret ? tc_pass_on(c, ret, msg) : 0;

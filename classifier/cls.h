@@ -173,6 +173,22 @@ struct cls_bpf_info {
 };
 int cls_bpf_prog_at(const struct tcf_proto *tp, size_t i, struct cls_bpf_info *info);
 
+/* One node of a u32 filter, as cls_u32_node_at (cls_u32.c) reports it
+ * for tcsim lint: its handle and classid (0: none), whether it sits in the
+ * filter's root table, links on, and where each key reads (nexthdr: from
+ * the offset a link computed, else from the network header). */
+#define CLS_U32_INFO_KEYS 128
+struct cls_u32_info {
+	uint32_t handle, classid;
+	int in_root, links;
+	const char *where; /* "file:line" of the tc command, or NULL */
+	uint32_t nkeys;
+	int32_t off[CLS_U32_INFO_KEYS];
+	uint32_t val[CLS_U32_INFO_KEYS], mask[CLS_U32_INFO_KEYS]; /* host order */
+	uint8_t nexthdr[CLS_U32_INFO_KEYS];
+};
+int cls_u32_node_at(const struct tcf_proto *tp, size_t i, struct cls_u32_info *info);
+
 /* tc's classid words: "1:2", ":2", "1:", "root", "none", bare hex. */
 int tc_get_classid(uint32_t *out, const char *s);
 /* As tc prints one: root, none, ":%x", "%x:", "%x:%x". */

@@ -74,6 +74,7 @@ struct u32_knode {
 	uint64_t mark_success;
 	struct u32_key *keys; /* sel.nkeys of them */
 	struct u32_sel sel;   /* keys[] unused: see keys */
+	char *where;          /* "file:line" of the tc command that made it (lint), or NULL */
 };
 
 struct u32_hnode {
@@ -202,6 +203,7 @@ static void knode_free(struct u32_knode *n)
 	if (n->ht_down)
 		n->ht_down->refcnt--;
 	free(n->keys);
+	free(n->where);
 	free(n);
 }
 
@@ -1207,6 +1209,8 @@ static int new_knode(struct u32_head *head, uint32_t handle, const struct u32_op
 	if (o->has_classid)
 		n->classid = o->classid;
 	n->flags |= FLAG_NOT_IN_HW;
+	if (req->where)
+		n->where = strdup(req->where); /* NULL on no memory: lint then names no line */
 	for (ins = &ht->ht[U32_HASH(handle)]; *ins; ins = &(*ins)->next)
 		if (U32_NODE(handle) < U32_NODE((*ins)->handle))
 			break;
@@ -1752,3 +1756,40 @@ const struct tcf_proto_ops cls_u32_ops = {
 	.classify_traced = cls_u32_classify_traced,
 	.get_handle = cls_u32_get_handle,
 };
+
+/* For tcsim lint: the i-th node of tp's own tables (root first, then the
+ * tables it made, each bucket in order). 0, or -1 past the end. */
+int cls_u32_node_at(const struct tcf_proto *tp, size_t i, struct cls_u32_info *info)
+{
+	const struct u32_head *head = tp->priv;
+	size_t k = 0;
+
+	if (!head)
+		return -1;
+	for (int pass = 0; pass < 2; pass++)
+		for (const struct u32_hnode *ht = head->c->hlist; ht; ht = ht->next) {
+			if (ht->prio != tp->prio || (pass == 0) != (ht == head->root))
+				continue;
+			for (unsigned int b = 0; b <= ht->divisor; b++)
+				for (const struct u32_knode *n = ht->ht[b]; n; n = n->next, k++) {
+					if (k != i)
+						continue;
+					memset(info, 0, sizeof(*info));
+					info->handle = n->handle;
+					info->classid = n->classid;
+					info->in_root = ht == head->root;
+					info->links = n->ht_down != NULL;
+					info->where = n->where;
+					info->nkeys = n->sel.nkeys < CLS_U32_INFO_KEYS ? n->sel.nkeys
+										 : CLS_U32_INFO_KEYS;
+					for (uint32_t j = 0; j < info->nkeys; j++) {
+						info->off[j] = n->keys[j].off;
+						info->val[j] = n->keys[j].val;
+						info->mask[j] = n->keys[j].mask;
+						info->nexthdr[j] = n->keys[j].offmask != 0;
+					}
+					return 0;
+				}
+		}
+	return -1;
+}

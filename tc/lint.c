@@ -35,6 +35,8 @@
  *     (htb_classify then falls through to the default class).
  * 13-14. codel, fq_codel: a target not below the interval; an fq_codel
  *     memory_limit that fills before its limit (lint_aqm.c).
+ * 15-18. u32: a fixed offset past a 20-byte IPv4 header, `protocol all`,
+ *     a classid naming no class, nexthdr+ in the root table (check_u32).
  *
  * What a program can return (checks 1 to 3 and 7) comes from the abstract
  * interpretation in lint_bpf.c, which also states its limits. */
@@ -441,6 +443,113 @@ static void check_auto_prefs(struct lint *l, const struct qinfo *qi)
 	     n, qi->name, l->dev ? l->dev : "the device", order);
 }
 
+/* Checks 15-17: u32 filters (cls_u32_node_at), their classic mistakes:
+ * 15. a key read at a fixed offset of 20 or more from the network header
+ *     of an IPv4 filter: iproute2's `match ip sport/dport` and LARTC's
+ *     recipes pack exactly that, which assumes a 20-byte header; a packet
+ *     with IP options is read at the wrong place (reach the transport
+ *     header through a link with `offset at 0 mask 0f00 shift 6`, whose
+ *     keys are `at nexthdr+N`);
+ * 16. `protocol all` on a u32 filter whose root table reads the packet:
+ *     IPv6, ARP and VLAN frames reach it too and are read at IPv4 offsets;
+ * 17. a classid naming no class of its qdisc (prio: minor beyond the
+ *     bands; sfq, fq_codel: beyond the flows; htb: no such class);
+ * 18. an `at nexthdr+N` key in the root table, where nothing has set the
+ *     offset: it reads the IP header, not the transport header. */
+static int classid_names_class(const struct qdisc *q, int has_qi, const struct qinfo *qi,
+			       uint32_t classid)
+{
+	if (has_qi)
+		return minor_ok(qi, classid) && (qi->is_prio || major_ok(qi, classid));
+	if (q->ops->class_find)
+		return classid == q->handle || q->ops->class_find(q, classid);
+	return 1; /* a kind lint does not know: say nothing */
+}
+
+/* a node handle as tc prints it: 800::800, 1:a:1 */
+static void u32_fh(char *buf, size_t n, uint32_t h)
+{
+	int k = snprintf(buf, n, "%x:", h >> 20);
+
+	if ((h >> 12) & 0xff)
+		k += snprintf(buf + k, n - (size_t)k, "%x", (h >> 12) & 0xff);
+	k += snprintf(buf + k, n - (size_t)k, ":");
+	if (h & 0xfff)
+		snprintf(buf + k, n - (size_t)k, "%x", h & 0xfff);
+}
+
+static void check_u32(struct lint *l, const struct qdisc *q)
+{
+	struct qinfo qi;
+	int has_qi = qinfo_get(q, &qi);
+	char name[32];
+
+	for (const struct tcf_proto *tp = q->chain.head; tp; tp = tp->next) {
+		struct cls_u32_info ni;
+		int all_warned = 0, pinned;
+
+		if (strcmp(tp->ops->kind, "u32"))
+			continue;
+		for (size_t i = 0; !cls_u32_node_at(tp, i, &ni); i++) {
+			char fh[32];
+
+			u32_fh(fh, sizeof(fh), ni.handle);
+			/* a key pinning the header length at 5 words (LARTC's small-ACK
+			 * recipe: `match u8 0x05 0x0f at 0`) makes fixed offsets right */
+			pinned = 0;
+			for (uint32_t k = 0; k < ni.nkeys; k++)
+				pinned |= !ni.nexthdr[k] && ni.off[k] == 0 &&
+					  (ni.mask[k] & 0x0f000000u) == 0x0f000000u &&
+					  (ni.val[k] & 0x0f000000u) == 0x05000000u;
+			if (ni.in_root && !pinned && (tp->protocol == 0x0800 || tp->protocol == ETH_P_ALL))
+				for (uint32_t k = 0; k < ni.nkeys; k++)
+					if (!ni.nexthdr[k] && ni.off[k] >= 20) {
+						lint_warn(l, ni.where,
+							  "u32 filter pref %u node %s reads at %d, past a "
+							  "20-byte IPv4 header (as `match ip sport/dport` "
+							  "does): a packet with IP options is read at the "
+							  "wrong place; reach the transport header through a "
+							  "link with `offset at 0 mask 0f00 shift 6` and "
+							  "`at nexthdr+N` keys",
+							  tp->prio >> 16, fh, ni.off[k]);
+						break;
+					}
+			if (ni.in_root)
+				for (uint32_t k = 0; k < ni.nkeys; k++)
+					if (ni.nexthdr[k]) {
+						lint_warn(l, ni.where,
+							  "u32 filter pref %u node %s reads at nexthdr+%d in "
+							  "its root table, where no link has set an offset: it "
+							  "reads the IP header there, not the transport header "
+							  "(LARTC's TCP-flags recipe does this); put the key "
+							  "in a table a link with `offset at 0 mask 0f00 shift "
+							  "6` leads to",
+							  tp->prio >> 16, fh, ni.off[k]);
+						break;
+					}
+			if (ni.in_root && tp->protocol == ETH_P_ALL && ni.nkeys && !all_warned) {
+				lint_warn(l, ni.where,
+					  "u32 filter pref %u is `protocol all`: IPv6, ARP and VLAN frames "
+					  "reach it too and are read at the offsets of an IPv4 header; "
+					  "use `protocol ip` (and a filter of its own per protocol)",
+					  tp->prio >> 16);
+				all_warned = 1;
+			}
+			if (ni.classid && !classid_names_class(q, has_qi, &qi, ni.classid)) {
+				lint_name_classid(name, sizeof(name), ni.classid);
+				lint_warn(l, ni.where,
+					  "u32 filter pref %u node %s has classid %s, which names no "
+					  "class of %s %x:, so its matches go %s; give a classid of "
+					  "one of its classes",
+					  tp->prio >> 16, fh, name, q->ops->id, q->handle >> 16,
+					  has_qi && qi.is_prio ? "to priomap[0]'s band"
+					  : !strcmp(q->ops->id, "htb") ? "to the default class"
+								       : "nowhere (dropped)");
+			}
+		}
+	}
+}
+
 static void lint_chain(struct lint *l, const struct qdisc *q)
 {
 	struct entry *e = NULL;
@@ -618,6 +727,8 @@ static void lint_qdisc(struct lint *l, const struct qdisc *q)
 	lint_check_aqm(l, q);
 	if (q->ops->has_filters)
 		lint_chain(l, q);
+	if (q->ops->has_filters)
+		check_u32(l, q);
 	if (q->ops->walk)
 		q->ops->walk(q, lint_class, &w);
 }

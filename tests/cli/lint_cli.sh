@@ -51,6 +51,7 @@ golden kernel313 --kernel 3.13 # 6: lsh #32, which current kernels refuse
 golden bands    # 7: bands no priomap entry and no filter result names
 golden htb      # 8-12: htb rates, ceil, default, quantum, a flowid naming an inner class
 golden aqm      # 13-14: codel target above interval, fq_codel memory_limit; fq_codel filters
+golden u32      # 15-18: u32 fixed offsets, protocol all, classids of no class, root nexthdr+
 # a sound htb tree (tests/data/htb/shaped.tc) gives no warnings
 out=$($TCSIM lint --tc tests/data/htb/shaped.tc 2>&1)
 if [ "$out" = "lint: tests/data/htb/shaped.tc: no warnings" ]; then ok; else bad "htb shaped.tc: $out"; fi

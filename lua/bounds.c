@@ -30,7 +30,9 @@
 #define HEAP_SAMPLE_EVERY 64	/* bound checks between two heap samples */
 #define STOP_RESERVE (1u << 20) /* what error handling may still allocate once stopped */
 #define HARD_GRACE_NS 500000000ull
-#define ALLOC_BYTES_PER_INSN 64 /* the instruction budget's price of allocation */
+#define ALLOC_BYTES_PER_INSN 16 /* the instruction budget's price of allocation: 2M
+				 * instructions allow 32 MB of allocation, under
+				 * ASan half a second */
 
 static const char stop_key = 'x';
 

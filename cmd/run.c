@@ -49,7 +49,8 @@ static const char usage_run[] =
 	"output:\n"
 	"  --json OUT|-     the results as JSON (README, JSON); '-' = only JSON, on stdout\n"
 	"  --pcap-out DIR   per device and band: DEV-BAND-sent.pcap (stamped at departure) and\n"
-	"                   DEV-BAND-dropped.pcap (stamped at arrival), nanosecond pcap\n"
+	"                   DEV-BAND-dropped.pcap (stamped at arrival), nanosecond pcap\n"	"  --pcap-epoch capture|zero  their clock: the first capture's own (its first packet's\n"
+	"                   time + simulated time) [capture], or simulated time from 1970\n"
 	"  --plot DIR       per device: backlog and throughput per band over time, delay CDFs:\n"
 	"                   CSV + gnuplot script always, PNG/SVG when gnuplot is installed\n"
 	"  --plot-interval T  sampling interval of the plots [adaptive: 500-2500 points]\n"
@@ -176,7 +177,7 @@ static void capture_warnings(const struct sim *s)
 
 int cmd_sim_run(int argc, char **argv)
 {
-	enum { O_JSON = 256, O_PCAP, O_PLOT, O_PLOTINT, O_TRACE, O_TFILTER, O_QUIET, O_HELP };
+	enum { O_JSON = 256, O_PCAP, O_PLOT, O_PLOTINT, O_TRACE, O_TFILTER, O_QUIET, O_EPOCH, O_HELP };
 	static const struct option own[] = {
 	    {"json", required_argument, NULL, O_JSON},
 	    {"trace", required_argument, NULL, O_TRACE},
@@ -185,6 +186,7 @@ int cmd_sim_run(int argc, char **argv)
 	    {"plot", required_argument, NULL, O_PLOT},
 	    {"plot-interval", required_argument, NULL, O_PLOTINT},
 	    {"quiet", no_argument, NULL, O_QUIET},
+	    {"pcap-epoch", required_argument, NULL, O_EPOCH},
 	    {"help", no_argument, NULL, O_HELP},
 	    {NULL, 0, NULL, 0},
 	};
@@ -221,6 +223,10 @@ int cmd_sim_run(int argc, char **argv)
 			case O_TRACE: trace_path = a; break;
 			case O_TFILTER: trace_filter = a; break;
 			case O_QUIET: quiet = 1; break;
+			case O_EPOCH:
+				bad = strcmp(a, "capture") && strcmp(a, "zero");
+				oo.epoch_zero = !strcmp(a, "zero");
+				break;
 			case O_PCAP: oo.pcap_dir = a; break;
 			case O_PLOT: oo.plot_dir = a; break;
 			case O_PLOTINT:

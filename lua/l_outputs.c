@@ -66,9 +66,10 @@ int l_sim_explain(lua_State *L)
 	return 1;
 }
 
-/* sim:outputs{pcap = DIR, plot = DIR, interval = T}: files written when
- * the scenario ends well (nothing is left behind when it fails). */
-static const char *const outputs_keys[] = {"pcap", "plot", "interval", NULL};
+/* sim:outputs{pcap = DIR, plot = DIR, interval = T, pcap_epoch = "capture"|"zero"}:
+ * files written when the scenario ends well (nothing is left behind when
+ * it fails). */
+static const char *const outputs_keys[] = {"pcap", "plot", "interval", "pcap_epoch", NULL};
 
 int l_sim_outputs(lua_State *L)
 {
@@ -90,6 +91,13 @@ int l_sim_outputs(lua_State *L)
 		oo.interval_ns = opt_time_ns(L, -1, "interval");
 		if (!oo.interval_ns)
 			return luaL_error(L, "sim:outputs: interval must be above 0");
+	}
+	if (opt_field(L, 2, "pcap_epoch")) {
+		const char *e = luaL_checkstring(L, -1);
+
+		if (strcmp(e, "capture") && strcmp(e, "zero"))
+			return luaL_error(L, "sim:outputs: pcap_epoch is \"capture\" or \"zero\", not \"%s\"", e);
+		oo.epoch_zero = !strcmp(e, "zero");
 	}
 	if (!oo.pcap_dir && !oo.plot_dir)
 		return luaL_error(L, "sim:outputs: give pcap = DIR and/or plot = DIR");

@@ -54,9 +54,24 @@ static FILE *opcap_create(struct outputs *o, struct odev *od, struct band *b, in
 
 /* The frame as on the wire: an offloaded VLAN tag goes back after the MAC
  * addresses (the NIC inserts it on transmit). */
+/* The capture's own clock: the earliest start of the captures replayed */
+static uint64_t opcap_epoch(struct outputs *o)
+{
+	if (!o->epoch_set) {
+		o->epoch_set = 1;
+		for (int i = 0; !o->epoch_zero && i < o->s->nsrcs; i++) {
+			const struct source *src = o->s->srcs[i].src;
+
+			if (src->has_epoch && (!o->epoch || src->epoch_ns < o->epoch))
+				o->epoch = src->epoch_ns;
+		}
+	}
+	return o->epoch;
+}
+
 void opcap_write(struct outputs *o, struct odev *od, struct band *b, int kind, const struct pkt *p)
 {
-	uint64_t t = kind == P_SENT ? p->t_depart : p->t_arrive;
+	uint64_t t = (kind == P_SENT ? p->t_depart : p->t_arrive) + opcap_epoch(o);
 	uint32_t tag = p->vlan_present ? 4 : 0;
 	struct pcap_rec rec = {(uint32_t)(t / 1000000000u), (uint32_t)(t % 1000000000u),
 			       p->caplen + tag, p->len + tag};

@@ -403,6 +403,7 @@ int outputs_open(struct outputs **out, struct sim *s, const struct output_opts *
 	}
 	o->s = s;
 	o->want_pcap = opt->pcap_dir != NULL;
+	o->epoch_zero = opt->epoch_zero;
 	o->want_plot = opt->plot_dir != NULL;
 	o->adaptive = opt->interval_ns == 0;
 	o->interval = o->adaptive ? ADAPT_START_NS : opt->interval_ns;

@@ -44,6 +44,8 @@ struct output_opts {
 	uint64_t interval_ns;  /* backlog samples and throughput bins; 0 = adaptive:
 				* from 100 us up the 1-5-10 series (500 us, 1 ms, 5 ms,
 				* ...) so that a run has 500 to 2500 points */
+	int epoch_zero;        /* pcaps stamped from 1970 (simulated time), not from the
+				* first capture's own start */
 };
 
 struct outputs;

@@ -73,6 +73,10 @@ struct outputs {
 	uint64_t processed;
 	struct odev devs[SIM_MAX_DEVS];
 	int ndevs;
+	/* pcaps: the wall-clock time of simulated time 0, fixed at the first
+	 * packet written (the earliest capture start then known) */
+	int epoch_zero, epoch_set;
+	uint64_t epoch;
 	int err; /* first output failure, -errno */
 	char errmsg[512];
 };

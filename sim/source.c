@@ -274,6 +274,10 @@ static int cap_src_next(struct source *s, struct src_packet *p, char *err, size_
 					 c->path);
 	}
 	c->pass_pkts++;
+	if (!c->src.has_epoch) {
+		c->src.has_epoch = 1;
+		c->src.epoch_ns = cp.ts_ns >= c->o.start_ns ? cp.ts_ns - c->o.start_ns : 0;
+	}
 	if (src_arrival(c, &cp, &rel) || __builtin_add_overflow(c->o.start_ns, rel, &t))
 		return src_failf(c, -EINVAL, err, errlen,
 				 "%s: packet %llu: arrival time overflows the 64-bit ns clock",

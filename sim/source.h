@@ -61,6 +61,10 @@ struct source {
 	 * timestamp pacing): replayed as idle time, which a user may not
 	 * expect (a capture joined from two days). */
 	uint64_t long_gaps, longest_gap_ns;
+	/* The wall-clock time of simulated time 0 by this capture: its first
+	 * timestamp less its --start offset (--pcap-out stamps with it). */
+	int has_epoch;
+	uint64_t epoch_ns;
 };
 
 /* A capture file (pcap or pcapng, any link type capture.c converts). */

@@ -135,4 +135,21 @@ expect_err "pcap dir is a file" "file" $TCSIM $RUN --pcap-out "$T_TMP/file" $CAP
 expect_err "plot dir two levels down" "cannot create" $TCSIM $RUN --pcap-out "$O/p5" --plot "$O/no/such" $CAPS
 [ ! -e "$O/p5" ] && [ ! -e "$O/no" ] && ok || bad "a failed run left $(ls -A "$O")"
 
+
+# 5. the pcaps' clock: the capture's own (first timestamp + simulated
+# time) by default, simulated time from 1970 with --pcap-epoch zero
+P=scenarios/captures/icmp_5_pings.pcap
+first=$(tcpdump -tt -nn -r $P 2>/dev/null | head -1 | cut -d' ' -f1)
+for e in capture zero; do
+	rm -rf "$O/e"
+	$TCSIM run --tc "$TC" --pcap-out "$O/e" --pcap-epoch $e $P >/dev/null 2>&1 || bad "--pcap-epoch $e: exit $?"
+	got=$(tcpdump -tt -nn -r "$O/e/eth0-1_1-sent.pcap" 2>/dev/null | head -1 | cut -d' ' -f1)
+	[ -n "$got" ] || got=$(for f in "$O"/e/*-sent.pcap; do tcpdump -tt -nn -r "$f" 2>/dev/null; done | sort -n | head -1 | cut -d' ' -f1)
+	if [ $e = capture ]; then
+		awk -v g="$got" -v f="$first" 'BEGIN { exit !(g >= f && g < f + 1) }' && ok || bad "--pcap-epoch capture: first departure $got, capture starts $first"
+	else
+		awk -v g="$got" 'BEGIN { exit !(g >= 0 && g < 1) }' && ok || bad "--pcap-epoch zero: first departure $got"
+	fi
+done
+expect_err "--pcap-epoch other" "pcap-epoch" $TCSIM run --tc "$TC" --pcap-out "$O/e" --pcap-epoch 1970 $P
 finish

@@ -67,19 +67,20 @@ lua quick 'local sim = tcsim.sim{}; sim:dev("eth0"); sim:traffic{ pps = 10, coun
 $TCSIM "$T_TMP/quick.lua" --timeout 10s --max-memory 64M --json "$T_TMP/q.json" >/dev/null 2>"$T_TMP/err" &&
 	[ -s "$T_TMP/q.json" ] && ok || bad "a scenario within its bounds: $(cat "$T_TMP/err")"
 
-# 2. memory
+# 2. memory (60 s: a guard against a hang only; allocating 256M under ASan
+# on a loaded machine took 11 s)
 lua hog 'local t = {}
 local i = 0
 while true do i = i + 1; t[i] = string.rep("x", 1000) .. i end'
-bounded "max-memory" 125 "^tcsim: $T_TMP/hog.lua(:[0-9]+)?: stopped: the scenario needs more memory than --max-memory 256M$" 10 \
+bounded "max-memory" 125 "^tcsim: $T_TMP/hog.lua(:[0-9]+)?: stopped: the scenario needs more memory than --max-memory 256M$" 60 \
 	$TCSIM "$T_TMP/hog.lua" --max-memory 256M --json "$T_TMP/out.json"
-bounded "max-memory check" 125 "stopped: the scenario needs more memory than --max-memory 64M$" 10 \
+bounded "max-memory check" 125 "stopped: the scenario needs more memory than --max-memory 64M$" 60 \
 	$TCSIM check "$T_TMP/hog.lua" --max-memory 64M --expect tests/golden/ssh_http.json
 lua hogpcall 'local t = {}
 while true do pcall(function() t[#t + 1] = string.rep("y", 1e6) .. #t end) end'
-bounded "max-memory through pcall" 125 "stopped: the scenario needs more memory than --max-memory 32M$" 10 \
+bounded "max-memory through pcall" 125 "stopped: the scenario needs more memory than --max-memory 32M$" 60 \
 	$TCSIM "$T_TMP/hogpcall.lua" --max-memory 32M --timeout 20s
-bounded "lint --max-memory" 125 "more memory than --max-memory 32M$" 10 $TCSIM lint "$T_TMP/hog.lua" --max-memory 32M
+bounded "lint --max-memory" 125 "more memory than --max-memory 32M$" 60 $TCSIM lint "$T_TMP/hog.lua" --max-memory 32M
 bounded "explain --timeout" 124 "after --timeout 1s$" 3 $TCSIM explain "$T_TMP/pcall.lua" --packet 1 --timeout 1s
 
 # 3. bad values

@@ -71,6 +71,36 @@ static const char fqc_policy[] =
     "tc filter add dev eth0 parent 1: bpf bytecode '" SSH_BYTECODE "' flowid 1:1\n";
 #define TARGET_FQC 1.5 /* fq_codel leaves within 1.5x the seed policy's sfq leaves */
 
+/* Issue 14: a chain of 8 u32 filters against 8 bpf filters of the same
+ * matches (a TCP destination port each, to bands 1:1..1:3), pfifo leaves,
+ * so the classifier is what differs. u32 reads the port at the fixed
+ * offset `match ip dport` packs; libpcap's program follows the header
+ * length: a little more work for bpf. */
+#define U32_PORTS "22 80 443 53 25 110 143 8080"
+#define TARGET_U32 1.5
+static char u32_policy[2048], bpf8_policy[2048];
+
+static void make_chain_policies(void)
+{
+	static const int ports[] = {22, 80, 443, 53, 25, 110, 143, 8080};
+	size_t nu, nb;
+
+	nu = (size_t)snprintf(u32_policy, sizeof(u32_policy),
+			      "tc qdisc add dev eth0 root handle 1: prio\n");
+	nb = (size_t)snprintf(bpf8_policy, sizeof(bpf8_policy),
+			      "tc qdisc add dev eth0 root handle 1: prio\n");
+	for (int i = 0; i < 8; i++) {
+		nu += (size_t)snprintf(u32_policy + nu, sizeof(u32_policy) - nu,
+				       "tc filter add dev eth0 parent 1: protocol ip prio %d u32 "
+				       "match ip protocol 6 0xff match ip dport %d 0xffff flowid 1:%d\n",
+				       i + 1, ports[i], i % 3 + 1);
+		nb += (size_t)snprintf(bpf8_policy + nb, sizeof(bpf8_policy) - nb,
+				       "tc filter add dev eth0 parent 1: protocol ip prio %d bpf "
+				       "expr 'tcp dst port %d' flowid 1:%d\n",
+				       i + 1, ports[i], i % 3 + 1);
+	}
+}
+
 /* The htb case (`make bench`, issue 13): a two-level tree, one parent
  * shaping to 95 % of the line (so htb, not the device, sets the pace and
  * its watchdog runs) and 4 leaves that borrow from it, sfq below each as
@@ -515,15 +545,17 @@ int main(int argc, char **argv)
 	struct pcap_frames pool = {0};
 	struct sim_result sr;
 	uint64_t bytes = 0, span = 0, bm[NCHAIN];
-	double tb[REPS], ts[REPS], th[REPS], tf[REPS], best_b = INFINITY, best_s = INFINITY,
-						       best_h = INFINITY, best_f = INFINITY, t0;
-	struct sim_result hr, fr;
+	double tb[REPS], ts[REPS], th[REPS], tf[REPS], tu[REPS], t8[REPS], best_b = INFINITY,
+								   best_s = INFINITY, best_h = INFINITY,
+								   best_f = INFINITY, best_u = INFINITY,
+								   best_8 = INFINITY, t0;
+	struct sim_result hr, fr, ur, br8;
 	double rss_sim[2], rss_base[2];
 	const uint64_t sizes[2] = {RSS_SMALL, NPKTS};
 	const char *from;
 	char label[64], n_small[16], n_big[16];
 	int64_t nb = 0;
-	int agree = 1, speed_met, htb_met, fqc_met, rss_met, flat, r;
+	int agree = 1, speed_met, htb_met, fqc_met, u32_met, rss_met, flat, r;
 
 	if (argc == 5 && !strcmp(argv[1], "--rss-child"))
 		return rss_child(argv[2], argv[3], argv[4]);
@@ -546,6 +578,7 @@ int main(int argc, char **argv)
 	pcap_frames_free(&pool);
 	if (load_chain())
 		return 1;
+	make_chain_policies();
 
 	/* Interleaved so drift hits both alike; the first pair also checks that
 	 * the simulation's classifier agrees with bpf_filter on every count. */
@@ -570,6 +603,16 @@ int main(int argc, char **argv)
 			return 1;
 		tf[i] = now_s() - t0;
 		best_f = fmin(best_f, tf[i]);
+		t0 = now_s();
+		if (run_sim_policy(cap_path, u32_policy, 0, i == 0 ? &ur : NULL))
+			return 1;
+		tu[i] = now_s() - t0;
+		best_u = fmin(best_u, tu[i]);
+		t0 = now_s();
+		if (run_sim_policy(cap_path, bpf8_policy, 0, i == 0 ? &br8 : NULL))
+			return 1;
+		t8[i] = now_s() - t0;
+		best_8 = fmin(best_8, t8[i]);
 		best_h = fmin(best_h, th[i]);
 		best_b = fmin(best_b, tb[i]);
 		best_s = fmin(best_s, ts[i]);
@@ -638,6 +681,24 @@ int main(int argc, char **argv)
 	printf("ratio fq_codel/seed policy (best of %d each): %.2f   target <= %.1f: %s\n", REPS,
 	       best_f / best_s, TARGET_FQC, fqc_met ? "MET" : "NOT met");
 
+	printf("\nu32 vs bpf: prio, 8 filters (TCP dst ports " U32_PORTS "), u32 or bpf\n");
+	printf("simulated: u32 sent %llu to 1:1/1:2/1:3 %llu/%llu/%llu; bpf %llu/%llu/%llu\n",
+	       (unsigned long long)ur.sent, (unsigned long long)ur.class_pkts[0],
+	       (unsigned long long)ur.class_pkts[1], (unsigned long long)ur.class_pkts[2],
+	       (unsigned long long)br8.class_pkts[0], (unsigned long long)br8.class_pkts[1],
+	       (unsigned long long)br8.class_pkts[2]);
+	for (int e = 0; e < 2; e++) {
+		printf("%-44s", e ? "8 bpf filters: tc policy, sim_run, accounting"
+				  : "8 u32 filters: tc policy, sim_run, accounting");
+		for (int i = 0; i < REPS; i++)
+			printf(" %7.3f", e ? t8[i] : tu[i]);
+		printf(" %8.0f %10.0f\n", (e ? best_8 : best_u) * 1e9 / NPKTS,
+		       NPKTS / (e ? best_8 : best_u));
+	}
+	u32_met = best_u / best_8 <= TARGET_U32;
+	printf("ratio u32/bpf (best of %d each): %.2f   target <= %.1f: %s\n", REPS, best_u / best_8,
+	       TARGET_U32, u32_met ? "MET" : "NOT met");
+
 	for (int i = 0; i < 2; i++) {
 		rss_sim[i] = measure_rss("sim", sizes[i]);
 		rss_base[i] = measure_rss("base", sizes[i]);
@@ -656,9 +717,9 @@ int main(int argc, char **argv)
 	       FLAT_ABS_MIB, flat ? "MET" : "NOT met");
 
 	printf("\nsim_bench: speed (<= %.1fx baseline) %s; htb (<= %.1fx seed policy) %s; fq_codel "
-	       "(<= %.1fx seed policy) %s; memory (< %.0f MiB and flat) %s\n",
+	       "(<= %.1fx seed policy) %s; u32 (<= %.1fx bpf) %s; memory (< %.0f MiB and flat) %s\n",
 	       TARGET_RATIO, speed_met ? "MET" : "NOT met", TARGET_HTB, htb_met ? "MET" : "NOT met",
-	       TARGET_FQC, fqc_met ? "MET" : "NOT met",
+	       TARGET_FQC, fqc_met ? "MET" : "NOT met", TARGET_U32, u32_met ? "MET" : "NOT met",
 	       TARGET_RSS_MIB, rss_met && flat ? "MET" : "NOT met");
 	for (size_t p = 0; p < NCHAIN; p++)
 		free(chain[p].insns);

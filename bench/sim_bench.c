@@ -682,7 +682,10 @@ int main(int argc, char **argv)
 	       best_f / best_s, TARGET_FQC, fqc_met ? "MET" : "NOT met");
 
 	printf("\nu32 vs bpf: prio, 8 filters (TCP dst ports " U32_PORTS "), u32 or bpf\n");
-	printf("simulated: u32 sent %llu to 1:1/1:2/1:3 %llu/%llu/%llu; bpf %llu/%llu/%llu\n",
+	/* the same matches; but a libpcap program returns 262144 (classid 4:0),
+	 * which prio sends to priomap[0]'s band, 1:2 */
+	printf("simulated: u32 sent %llu to 1:1/1:2/1:3 %llu/%llu/%llu; bpf %llu/%llu/%llu (its\n"
+	       "  matches return 262144 = 4:0, which prio sends to priomap[0], 1:2)\n",
 	       (unsigned long long)ur.sent, (unsigned long long)ur.class_pkts[0],
 	       (unsigned long long)ur.class_pkts[1], (unsigned long long)ur.class_pkts[2],
 	       (unsigned long long)br8.class_pkts[0], (unsigned long long)br8.class_pkts[1],

@@ -18,6 +18,7 @@ static const char *const drop_names[DROP_REASONS] = {
 	[DROP_CODEL] = "codel",
 	[DROP_FQ_CODEL_FAT] = "fq_codel_overlimit",
 	[DROP_FQ_CODEL_CLASSIFY] = "fq_codel_classify",
+	[DROP_NETEM_LOSS] = "netem_loss",
 };
 
 const char *pkt_drop_name(enum pkt_drop r)

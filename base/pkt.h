@@ -20,6 +20,7 @@ enum pkt_drop {
 	DROP_CODEL,         /* codel (or fq_codel's codel) dropped it at the head: sojourn above target */
 	DROP_FQ_CODEL_FAT,  /* fq_codel over its limit or memory: taken from the fattest flow */
 	DROP_FQ_CODEL_CLASSIFY, /* fq_codel filters gave no flow (or minor 0, or a shot) */
+	DROP_NETEM_LOSS,    /* netem's loss model lost it (random, 4-state or Gilbert-Elliott) */
 	DROP_REASONS
 };
 const char *pkt_drop_name(enum pkt_drop r);

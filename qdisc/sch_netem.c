@@ -1287,6 +1287,13 @@ static struct qdisc *netem_leaf(struct qdisc *q, uint32_t classid)
 	return ((struct netem_sched_data *)q->priv)->qdisc;
 }
 
+/* netem_find: every classid names the one class, child or not (a graft
+ * to H:1 or H:5 alike) */
+static int netem_class_find(const struct qdisc *q, uint32_t classid)
+{
+	return 1;
+}
+
 /* netem_dump_class answers only while a child is grafted */
 static void netem_walk(const struct qdisc *q, void (*fn)(void *arg, const struct qdisc_class *c),
 		       void *arg)
@@ -1318,5 +1325,6 @@ const struct qdisc_ops netem_qdisc_ops = {
     .dump = netem_dump,
     .graft = netem_graft,
     .leaf = netem_leaf,
+    .class_find = netem_class_find,
     .walk = netem_walk,
 };

@@ -782,19 +782,26 @@ static int netem_init(struct qdisc *q, int argc, char **argv, char *err, size_t 
 
 /* ---- the tfifo ---- */
 
-static void tfifo_heap_push(struct netem_sched_data *nd, struct pkt *p, uint64_t t)
+/* Room for one more in the tree, made before a packet is taken (as the
+ * kernel's skb is allocated before it is queued): 0 or -ENOMEM. */
+static int tfifo_heap_reserve(struct netem_sched_data *nd)
 {
-	uint32_t i;
-
 	if (nd->nheap == nd->heap_cap) {
 		uint32_t cap = nd->heap_cap ? nd->heap_cap * 2 : 64;
 		struct tfifo_node *v = realloc(nd->heap, cap * sizeof(*v));
 
 		if (!v)
-			abort(); /* no way to report it from an enqueue that has taken the packet */
+			return -ENOMEM;
 		nd->heap = v;
 		nd->heap_cap = cap;
 	}
+	return 0;
+}
+
+static void tfifo_heap_push(struct netem_sched_data *nd, struct pkt *p, uint64_t t)
+{
+	uint32_t i;
+
 	if (!nd->nheap || t > nd->heap_max)
 		nd->heap_max = t;
 	i = nd->nheap++;
@@ -934,7 +941,9 @@ static int netem_enqueue(struct qdisc *q, struct pkt *p)
 		}
 		flags |= NETEM_TR_CORRUPT;
 	}
-	if (nd->t_len >= nd->limit) {
+	/* out of memory for the tree: dropped as over the limit (the kernel
+	 * would have failed earlier, allocating the skb) */
+	if (nd->t_len >= nd->limit || tfifo_heap_reserve(nd)) {
 		if (dup) {
 			dup->drop = DROP_QDISC_LIMIT;
 			q->env->drop(q->env->arg, dup);

@@ -20,6 +20,7 @@ static const char *const drop_names[DROP_REASONS] = {
 	[DROP_FQ_CODEL_CLASSIFY] = "fq_codel_classify",
 	[DROP_NOQUEUE] = "noqueue_busy",
 	[DROP_HEAD_DROP] = "head_drop",
+	[DROP_NETEM_LOSS] = "netem_loss",
 };
 
 const char *pkt_drop_name(enum pkt_drop r)

@@ -22,6 +22,7 @@ enum pkt_drop {
 	DROP_FQ_CODEL_CLASSIFY, /* fq_codel filters gave no flow (or minor 0, or a shot) */
 	DROP_NOQUEUE,       /* noqueue root: the driver (the wire) was busy */
 	DROP_HEAD_DROP,     /* pfifo_head_drop full: the oldest packet made room */
+	DROP_NETEM_LOSS,    /* netem's loss model lost it (random, 4-state or Gilbert-Elliott) */
 	DROP_REASONS
 };
 const char *pkt_drop_name(enum pkt_drop r);

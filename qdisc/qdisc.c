@@ -15,7 +15,8 @@
 static const struct qdisc_ops *const kinds[] = {
 	&prio_qdisc_ops, &sfq_qdisc_ops, &pfifo_qdisc_ops, &bfifo_qdisc_ops,
 	&pfifo_fast_qdisc_ops, &htb_qdisc_ops, &tbf_qdisc_ops, &noop_qdisc_ops,
-	&codel_qdisc_ops, &fq_codel_qdisc_ops, &noqueue_qdisc_ops, &pfifo_head_drop_qdisc_ops,
+	&codel_qdisc_ops, &fq_codel_qdisc_ops, &netem_qdisc_ops, &noqueue_qdisc_ops,
+	&pfifo_head_drop_qdisc_ops,
 };
 
 const struct qdisc_ops *qdisc_ops_find(const char *kind)

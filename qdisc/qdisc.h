@@ -49,6 +49,10 @@ enum qtrace_rule {
 	QRULE_DEFAULT,  /* htb: no class from priority or filters: the default class */
 	QRULE_DIRECT,   /* htb: the qdisc itself, or no class and no default: direct queue */
 };
+#define NETEM_TR_DUP 1     /* duplicated: a copy went to the root */
+#define NETEM_TR_CORRUPT 2 /* one bit of its data flipped */
+#define NETEM_TR_REORDER 4 /* sent at once, ahead of the waiting packets */
+#define NETEM_TR_ECN 8     /* lost, but marked CE instead (ecn) */
 struct qtrace {
 	enum qtrace_kind kind;
 	const struct tcf_trace *filter; /* QTRACE_FILTER */
@@ -71,6 +75,14 @@ struct qtrace {
 	uint32_t wclass, by;
 	uint64_t until;
 	int level;
+	/* QTRACE_ENQUEUE (netem): the packet waits until `until` (its time to
+	 * send), `netem_delay` ns from now (negative: already due), and what
+	 * netem did to it (NETEM_TR_*); dup_id: the copy it made, queued at the
+	 * root right after */
+	int has_netem;
+	int netem_flags;
+	int64_t netem_delay;
+	uint64_t dup_id;
 };
 struct qdisc_tracer {
 	void (*event)(void *arg, const struct qdisc *q, const struct pkt *p,
@@ -101,6 +113,9 @@ struct qdisc_env {
 	uint64_t (*watchdog)(void *arg, struct qdisc *q, uint64_t at_ns);
 	/* q is going away: its armed timers must not fire */
 	void (*cancel_timers)(void *arg, const struct qdisc *q);
+	/* A copy of p (netem duplicate): a new packet of the device, its own id,
+	 * counted as duplicated. NULL: none can be made. */
+	struct pkt *(*clone)(void *arg, const struct pkt *p);
 	/* the root qdisc classified p (its verdict fields are set) */
 	void (*classified)(void *arg, const struct pkt *p);
 	void *arg;
@@ -285,7 +300,7 @@ uint16_t qdisc_pkt_protocol(const struct pkt *p);
 
 extern const struct qdisc_ops pfifo_qdisc_ops, bfifo_qdisc_ops, prio_qdisc_ops,
 	sfq_qdisc_ops, noop_qdisc_ops, pfifo_fast_qdisc_ops, tbf_qdisc_ops;
-extern const struct qdisc_ops htb_qdisc_ops, codel_qdisc_ops, fq_codel_qdisc_ops,
+extern const struct qdisc_ops htb_qdisc_ops, codel_qdisc_ops, fq_codel_qdisc_ops, netem_qdisc_ops,
 	noqueue_qdisc_ops, pfifo_head_drop_qdisc_ops;
 
 /* ---- kernel-check (kernel/kcheck.h): what the kernel must be sent to hold

@@ -425,6 +425,11 @@ void explain_tell(FILE *out, struct explain *x, const struct sim *s)
 			      out);
 			break;
 		case DROP_FQ_CODEL_CLASSIFY: fputs(" (fq_codel's filters gave no flow)", out); break;
+		case DROP_NETEM_LOSS:
+			fputs(" (netem's loss model lost it: a seeded random draw, as the emulated "
+			      "link would)",
+			      out);
+			break;
 		default: break;
 		}
 		if (x->drop_by)

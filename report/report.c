@@ -249,6 +249,8 @@ static void text_device(const struct dev *d, FILE *out)
 	fprintf(out, " arrived %" PRIu64 " sent %" PRIu64 " dropped %" PRIu64 " queued %" PRIu64
 		     " rejected %" PRIu64 "\n",
 		st->arrived, st->sent, st->dropped, dev_queued(d), st->rejected);
+	if (st->duplicated) /* netem's copies: sent + dropped + queued counts them too */
+		fprintf(out, " duplicated %" PRIu64 "\n", st->duplicated);
 	for (int r = 1; r < DROP_REASONS; r++)
 		if (st->drops_by[r])
 			fprintf(out, " dropped (%s) %" PRIu64 "\n", pkt_drop_name(r), st->drops_by[r]);
@@ -442,9 +444,13 @@ static void json_device(const struct dev *d, FILE *out)
 	fprintf(out,
 		"      \"totals\": {\"arrived\": %" PRIu64 ", \"sent\": %" PRIu64 ", \"dropped\": %" PRIu64
 		", \"queued\": %" PRIu64 ", \"rejected\": %" PRIu64 ", \"sent_bytes\": %" PRIu64
-		", \"dropped_bytes\": %" PRIu64 "},\n",
+		", \"dropped_bytes\": %" PRIu64,
 		st->arrived, st->sent, st->dropped, dev_queued(d), st->rejected, st->sent_bytes,
 		st->dropped_bytes);
+	/* only when a netem made copies: the other runs keep exactly their keys */
+	if (st->duplicated)
+		fprintf(out, ", \"duplicated\": %" PRIu64, st->duplicated);
+	fputs("},\n", out);
 	fputs("      \"drops\": {", out);
 	for (int r = 1; r < DROP_REASONS; r++)
 		if (st->drops_by[r]) {

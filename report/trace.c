@@ -390,6 +390,19 @@ static void text_sink(void *arg, const struct sim_event *e)
 			fprintf(o, " bucket=%u slot=%u flowlen=%u", q->bucket, q->slot, q->flow_qlen);
 		if (q->band >= 0)
 			fprintf(o, " band=%d", q->band);
+		if (q->has_netem) {
+			/* netem: when it may leave, and what was done to it */
+			fprintf(o, " delay=%lld send_at=%llu", (long long)q->netem_delay,
+				(unsigned long long)q->until);
+			if (q->netem_flags & NETEM_TR_REORDER)
+				fputs(" reordered=1", o);
+			if (q->netem_flags & NETEM_TR_CORRUPT)
+				fputs(" corrupted=1", o);
+			if (q->netem_flags & NETEM_TR_ECN)
+				fputs(" ecn=ce", o);
+			if (q->netem_flags & NETEM_TR_DUP)
+				fprintf(o, " dup=#%llu", (unsigned long long)q->dup_id);
+		}
 		fputc('\n', o);
 		break;
 	}

@@ -102,7 +102,10 @@ void sim_obs_drop(struct dev *d, const struct pkt *p)
 
 	ev_init(&e, SIM_EV_DROP, d, p);
 	e.q = leaf_of(d, p);
-	e.at_arrival = p == d->sim->arriving;
+	/* a copy netem made of the arriving packet (a later id) is dropped on
+	 * its own arrival at the root too */
+	e.at_arrival = p == d->sim->arriving ||
+		       (d->sim->arriving_id && p->id > d->sim->arriving_id);
 	e.by = e.at_arrival ? 0 : d->sim->arriving_id;
 	emit(d->sim, &e, p->traced);
 }

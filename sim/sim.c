@@ -179,6 +179,30 @@ static void env_drop(void *arg, struct pkt *p)
 	finish(d, p);
 }
 
+/* netem's skb_clone: a packet of its own (id, record, data), of the same
+ * source and capture number, counted as a duplicate rather than an arrival */
+static struct pkt *env_clone(void *arg, const struct pkt *p)
+{
+	struct dev *d = arg;
+	struct pkt *c = pkt_pool_new(&d->sim->pool, p->data, p->caplen, p->len);
+	struct pkt_pool *pool;
+	uint8_t *data;
+
+	if (!c) {
+		sim_fail(d->sim, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	pool = c->pool;
+	data = c->data;
+	*c = *p;
+	c->pool = pool;
+	c->data = data;
+	c->next = c->prev = NULL;
+	c->id = ++d->sim->next_pkt_id;
+	d->st.duplicated++;
+	return c;
+}
+
 static void env_arm_timer(void *arg, struct qdisc *q, uint64_t at)
 {
 	struct dev *d = arg;
@@ -333,6 +357,7 @@ int sim_dev_add(struct sim *s, const char *name, struct dev **out, char *err, si
 		.watchdog = env_watchdog,
 		.cancel_timers = env_cancel_timers,
 		.classified = env_classified,
+		.clone = env_clone,
 		.arg = d,
 		.tracer = s->qtracer,
 	};
@@ -879,10 +904,10 @@ int sim_check_accounting(const struct sim *s, char *err, size_t errlen)
 		const struct dev *d = s->devs[i];
 		uint64_t q = dev_queued(d);
 
-		if (d->st.arrived != d->st.sent + d->st.dropped + q + d->st.rejected) {
+		if (d->st.arrived + d->st.duplicated != d->st.sent + d->st.dropped + q + d->st.rejected) {
 			snprintf(err, errlen,
-				 "%s: accounting broken: arrived %llu != sent %llu + dropped %llu + queued %llu + rejected %llu",
-				 d->name, (unsigned long long)d->st.arrived, (unsigned long long)d->st.sent,
+				 "%s: accounting broken: arrived %llu + duplicated %llu != sent %llu + dropped %llu + queued %llu + rejected %llu",
+				 d->name, (unsigned long long)d->st.arrived, (unsigned long long)d->st.duplicated, (unsigned long long)d->st.sent,
 				 (unsigned long long)d->st.dropped, (unsigned long long)q,
 				 (unsigned long long)d->st.rejected);
 			return -EPROTO;

@@ -88,6 +88,7 @@ struct verdict_count {
 
 struct dev_stats {
 	uint64_t arrived;  /* every packet read for this device */
+	uint64_t duplicated; /* copies a qdisc made (netem duplicate): packets that did not arrive */
 	uint64_t rejected; /* could not be carried (reasons below) */
 	uint64_t sent, sent_bytes;
 	uint64_t dropped, dropped_bytes;

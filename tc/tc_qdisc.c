@@ -198,12 +198,12 @@ static uint32_t alloc_handle(struct sim *s, const struct dev *d)
 
 /* tc sends TCA_OPTIONS when the kind's parser put some in: prio and htb
  * always (their full tc_prio_qopt, tc_htb_glob), the others only when given
- * words; tbf's parser refuses no words (rate, burst and limit are
- * mandatory). */
+ * words; tbf always (rate, burst and limit are mandatory) and netem always
+ * (its tc_netem_qopt, with the default limit when given no words). */
 static int sends_options(const char *kind, int argc)
 {
 	return argc > 0 || (kind && (!strcmp(kind, "prio") || !strcmp(kind, "htb") ||
-				     !strcmp(kind, "tbf")));
+				     !strcmp(kind, "tbf") || !strcmp(kind, "netem")));
 }
 
 static int new_default_root(struct tc_cmd *c, struct dev *d)

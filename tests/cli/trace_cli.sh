@@ -87,7 +87,7 @@ if [ -z "$(ls -A "$T_TMP/tdir")" ]; then ok; else bad "files left behind: $(ls "
 
 # 5. shapers: a packet waiting for tokens says so (throttled), one that
 #    borrows names its lender; times computed by hand in the .lua files
-for s in tbf_six tbf_six_late htb_borrow htb_lender; do
+for s in tbf_six tbf_six_late htb_borrow htb_lender netem_rate; do
 	$TCSIM $D/$s.lua >"$T_TMP/$s.trace" 2>"$T_TMP/err" || bad "$s: $(cat "$T_TMP/err")"
 	if cmp -s $D/$s.trace "$T_TMP/$s.trace"; then ok; else
 		bad "$s trace golden differs"; diff $D/$s.trace "$T_TMP/$s.trace" | head -20
@@ -99,6 +99,8 @@ hand() { # NAME EVENT EXPECTED
 	[ "$got" = "$3" ] && ok || bad "$1: $2 at $got, by hand $3"
 }
 hand tbf_six dequeue "#1 0,#2 8000,#3 16000,#4 8000000,#5 16000000,#6 24000000"
+hand netem_rate dequeue "#1 13000000,#2 21000000,#3 29000000"
+hand netem_rate enqueue "#1 0 send_at=13000000,#2 1 send_at=21000000,#3 2 send_at=29000000"
 hand tbf_six throttled "#4 24000 until=8000000,#5 8008000 until=16000000,#6 16008000 until=24000000"
 hand tbf_six_late dequeue "#1 0,#2 8000,#3 16000,#4 8005000,#5 16005000,#6 24005000"
 hand tbf_six_late throttled "#4 24000 until=8000000,#5 8013000 until=16000000,#6 16013000 until=24000000"

@@ -59,14 +59,15 @@ golden() {
 		if jq -e '.devices[0].totals' "$D/$g_name.json" >/dev/null 2>&1; then ok; else bad "$g_name.json: not JSON to jq"; fi
 	fi
 	# determinism, and --json FILE: the text on stdout, the JSON in the file
-	$TCSIM run --tc "$g_tc" "$@" --json - "$g_cap" >"$T_TMP/g1.json" 2>&1
-	$TCSIM run --tc "$g_tc" "$@" --json - "$g_cap" >"$T_TMP/g2.json" 2>&1
+	# (--quiet: a capture warning on stderr would mix into the comparison)
+	$TCSIM run --quiet --tc "$g_tc" "$@" --json - "$g_cap" >"$T_TMP/g1.json" 2>&1
+	$TCSIM run --quiet --tc "$g_tc" "$@" --json - "$g_cap" >"$T_TMP/g2.json" 2>&1
 	if cmp -s "$T_TMP/g1.json" "$T_TMP/g2.json"; then ok; else bad "$g_name: two runs, different JSON"; fi
-	$TCSIM run --tc "$g_tc" "$@" "$g_cap" >"$T_TMP/g1.txt" 2>&1
-	$TCSIM run --tc "$g_tc" "$@" "$g_cap" >"$T_TMP/g2.txt" 2>&1
+	$TCSIM run --quiet --tc "$g_tc" "$@" "$g_cap" >"$T_TMP/g1.txt" 2>&1
+	$TCSIM run --quiet --tc "$g_tc" "$@" "$g_cap" >"$T_TMP/g2.txt" 2>&1
 	if cmp -s "$T_TMP/g1.txt" "$T_TMP/g2.txt"; then ok; else bad "$g_name: two runs, different text"; fi
 	rm -f "$T_TMP/g.json"
-	$TCSIM run --tc "$g_tc" "$@" --json "$T_TMP/g.json" "$g_cap" >"$T_TMP/g3.txt" 2>&1
+	$TCSIM run --quiet --tc "$g_tc" "$@" --json "$T_TMP/g.json" "$g_cap" >"$T_TMP/g3.txt" 2>&1
 	if cmp -s "$T_TMP/g1.txt" "$T_TMP/g3.txt" && cmp -s "$T_TMP/g1.json" "$T_TMP/g.json"; then
 		ok
 	else

@@ -22,11 +22,12 @@
  * divisor, perturb, headdrop; tbf: rate, burst, peakrate, mtu, limit, mpu,
  * overhead, linklayer; codel and fq_codel: all, nl_scen_aqm_cls.c; a
  * default noqueue root is added, tcsim's devices starting with
- * pfifo_fast). matchall and fw filters: nl_scen_aqm_cls.c. An htb is followed by its classes, parents first, siblings by
- * classid. htb and tbf get the words a user types: rates in the largest
- * exact unit, sizes in kb/mb when whole, tc's defaults left out (ceil equal
- * to rate, r2q 10, default 0, the quantum r2q gives, the device's
- * txqueuelen as direct_qlen); burst, cburst and mtu are byte counts whose
+ * pfifo_fast). matchall and fw filters: nl_scen_aqm_cls.c. An htb is
+ * followed by its classes, parents first, siblings by classid. htb and tbf
+ * get the words a user types: rates in the largest exact unit, sizes in
+ * kb/mb when whole, tc's defaults left out (ceil equal to rate, r2q 10,
+ * default 0, the quantum r2q gives, the device's txqueuelen as
+ * direct_qlen); burst, cburst and mtu are byte counts whose
  * ticks are the kernel's (nl_ticks.c), so that tc rebuilds the same state
  * (tests/kernel/import_e2e.sh). Filters come per qdisc, then per htb class,
  * in pref order, each with explicit pref, protocol and handle; the programs

@@ -1,6 +1,7 @@
 /* kc_tree.c - `tcsim kernel-check` builds the kernel's side of a
- * comparison: the scenario's own qdisc tree (prio, sfq, fifos, htb, tbf
- * and the bpf filters, each as tc would send it) or the htb stand-in that
+ * comparison: the scenario's own qdisc tree (prio, sfq, the fifos, htb,
+ * tbf, codel, fq_codel, noqueue, and the bpf, matchall and fw filters,
+ * each as tc would send it) or the htb stand-in that
  * only classifies, over rtnetlink inside the child's namespace
  * (kc_netns.c). */
 #include <arpa/inet.h>

@@ -9,10 +9,12 @@
  * blocks (htb, drr, ...; not prio or sfq, whose classes have none), and for
  * ingress/clsact their blocks. htb's and tbf's options are read through
  * libnl-route's rtnl_htb_* and rtnl_qdisc_tbf_* (nl_htb_tbf.c, which says
- * what it reads by hand and why); libnl-route has no cls_bpf, and the
- * rest is parsed here. A dump needs no privilege; --netns enters
- * /run/netns/NAME only around the socket's creation (a netlink socket
- * belongs to the namespace it was created in), which needs CAP_SYS_ADMIN.
+ * what it reads by hand and why), codel's and fq_codel's in nl_aqm.c
+ * (fq_codel's through rtnl_qdisc_fq_codel_*), matchall's and fw's in
+ * nl_mall_fw.c; libnl-route has no cls_bpf, and the rest is parsed here.
+ * A dump needs no privilege; --netns enters /run/netns/NAME only around
+ * the socket's creation (a netlink socket belongs to the namespace it was
+ * created in), which needs CAP_SYS_ADMIN.
  *
  * Errors (exit 1, one line on stderr, nothing on stdout): no such device,
  * no such namespace, a netlink error, and any message that is malformed

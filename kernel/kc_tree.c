@@ -205,7 +205,8 @@ static int add_other(struct nl_sock *sk, int ifindex, const struct tcf_proto *tp
 				tp->prio >> 16, h, kind);
 	}
 	if (kc_is_absent(rc))
-		return kc_rfail(r, KCHECK_CANNOT_RUN, "the kernel lacks cls_%s (adding filter pref %u on %s failed: %s)",
+		return kc_rfail(r, KCHECK_CANNOT_RUN,
+				"the kernel lacks cls_%s (adding filter pref %u on %s failed: %s)",
 				kind, tp->prio >> 16, h, nl_geterror(rc));
 	if (rc < 0)
 		return kc_rfail(r, KCHECK_ERROR, "the kernel refused %s filter pref %u on %s: %s",

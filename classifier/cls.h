@@ -189,6 +189,22 @@ struct cls_u32_info {
 };
 int cls_u32_node_at(const struct tcf_proto *tp, size_t i, struct cls_u32_info *info);
 
+/* The matchall filter and the fw filters of a tcf_proto, as kernel-check
+ * (kernel/kc_tree.c) sends them to the kernel: matchall's one filter (-1:
+ * tp holds none); fw's table (has_table 0: no filter was ever added, the
+ * old method classifies: 1 for i 0) and its i-th filter (0; -1 past the
+ * last), in the order fw_dump lists them. */
+struct cls_mall_info {
+	uint32_t handle, classid, flags; /* flags: TCA_CLS_FLAGS_* as the kernel keeps them */
+};
+int cls_mall_get(const struct tcf_proto *tp, struct cls_mall_info *info);
+struct cls_fw_info {
+	int has_table;
+	uint32_t mask;
+	uint32_t handle, classid; /* of filter i */
+};
+int cls_fw_at(const struct tcf_proto *tp, size_t i, struct cls_fw_info *info);
+
 /* tc's classid words: "1:2", ":2", "1:", "root", "none", bare hex. */
 int tc_get_classid(uint32_t *out, const char *s);
 /* As tc prints one: root, none, ":%x", "%x:", "%x:%x". */

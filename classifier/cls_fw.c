@@ -419,3 +419,23 @@ const struct tcf_proto_ops cls_fw_ops = {
     .get_handle = fw_get_handle,
     .dump_stops = fw_dump_stops,
 };
+
+int cls_fw_at(const struct tcf_proto *tp, size_t i, struct cls_fw_info *info)
+{
+	const struct fw_head *head = tp->priv;
+
+	memset(info, 0, sizeof(*info));
+	info->mask = 0xffffffffu;
+	if (!head || !head->has_table)
+		return i ? -1 : 1; /* 1: the old method, no filter */
+	info->has_table = 1;
+	info->mask = head->mask;
+	for (int b = 0; b < FW_BUCKETS; b++)
+		for (const struct fw_filter *f = head->ht[b]; f; f = f->next)
+			if (!i--) {
+				info->handle = f->id;
+				info->classid = f->classid;
+				return 0;
+			}
+	return -1;
+}

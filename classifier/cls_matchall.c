@@ -252,3 +252,15 @@ const struct tcf_proto_ops cls_matchall_ops = {
     .get_handle = mall_get_handle,
     .dump_stats = mall_dump_stats,
 };
+
+int cls_mall_get(const struct tcf_proto *tp, struct cls_mall_info *info)
+{
+	const struct mall_head *head = tp->priv;
+
+	if (!head)
+		return -1;
+	info->handle = head->handle;
+	info->classid = head->classid;
+	info->flags = head->flags;
+	return 0;
+}

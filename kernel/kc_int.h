@@ -64,6 +64,7 @@ struct kc_result {
 	int status; /* KCHECK_SAME (done), KCHECK_ERROR, KCHECK_CANNOT_RUN */
 	char msg[1024];
 	int tree;	  /* the scenario's tree was built (else htb) */
+	int noqueue;	  /* a noqueue root: q_packets, q_bytes are the veth's tx counters */
 	char absent[128]; /* the kinds this kernel lacks */
 	uint64_t read, sent, failed, rejected, truncated, sent_bytes;
 	uint64_t xmit_drops; /* sent, and dropped by the qdisc at once (ENOBUFS) */

@@ -346,11 +346,27 @@ static void capture_show(const char *dev, struct kc_result *r)
 	pclose(p);
 }
 
+/* The veth's transmit counters. A noqueue root keeps none (the kernel
+ * sends straight to the driver), so for it these stand in for the root's. */
+static int link_tx(struct nl_sock *sk, int ifindex, uint64_t *packets, uint64_t *bytes)
+{
+	struct rtnl_link *l = NULL;
+	int rc = rtnl_link_get_kernel(sk, ifindex, NULL, &l);
+
+	if (rc < 0)
+		return rc;
+	*packets = rtnl_link_get_stat(l, RTNL_LINK_TX_PACKETS);
+	*bytes = rtnl_link_get_stat(l, RTNL_LINK_TX_BYTES);
+	rtnl_link_put(l);
+	return 0;
+}
+
 static int kernel_side(const struct kc_plan *pl, struct kc_result *r)
 {
 	struct nl_sock *sk;
 	struct rtnl_link *link = NULL, *peer = NULL;
-	int rc, tree = 0;
+	int rc, tree = 0, noqueue = pl->d->root->ops == &noqueue_qdisc_ops;
+	uint64_t tx0 = 0, txb0 = 0;
 
 	if (unshare(CLONE_NEWNET))
 		return kc_rfail(r, KCHECK_CANNOT_RUN,
@@ -405,6 +421,10 @@ static int kernel_side(const struct kc_plan *pl, struct kc_result *r)
 		goto out;
 	if (pl->show)
 		capture_show(pl->kdev, r);
+	if (noqueue && (rc = link_tx(sk, rtnl_link_get_ifindex(link), &tx0, &txb0)) < 0) {
+		kc_rfail(r, KCHECK_ERROR, "reading the veth's counters: %s", nl_geterror(rc));
+		goto out;
+	}
 	if (replay(pl, rtnl_link_get_ifindex(link), r))
 		goto out;
 	/* until the qdisc is empty: a shaper sends at its rate, so wait as long
@@ -423,6 +443,17 @@ static int kernel_side(const struct kc_plan *pl, struct kc_result *r)
 		if (r->q_packets != before)
 			i = 0;
 		sleep_ms(10);
+	}
+	if (noqueue) {
+		uint64_t tx, txb;
+
+		if ((rc = link_tx(sk, rtnl_link_get_ifindex(link), &tx, &txb)) < 0) {
+			kc_rfail(r, KCHECK_ERROR, "reading the veth's counters: %s", nl_geterror(rc));
+			goto out;
+		}
+		r->q_packets = tx - tx0;
+		r->q_bytes = txb - txb0;
+		r->noqueue = 1;
 	}
 	if ((rc = kc_nl_dump(sk, RTM_GETTCLASS, rtnl_link_get_ifindex(link), r)) < 0) {
 		kc_rfail(r, KCHECK_ERROR, "reading the classes' counters: %s", nl_geterror(rc));

@@ -1,6 +1,7 @@
 /* kc_tree.c - `tcsim kernel-check` builds the kernel's side of a
- * comparison: the scenario's own qdisc tree (prio, sfq, fifos, htb, tbf
- * and the bpf filters, each as tc would send it) or the htb stand-in that
+ * comparison: the scenario's own qdisc tree (prio, sfq, the fifos, htb,
+ * tbf, codel, fq_codel, noqueue, and the bpf, matchall and fw filters,
+ * each as tc would send it) or the htb stand-in that
  * only classifies, over rtnetlink inside the child's namespace
  * (kc_netns.c). */
 #include <arpa/inet.h>
@@ -44,6 +45,7 @@
 #undef TC_H_ROOT
 #undef TC_H_UNSPEC
 
+#include "codel.h"
 #include "kc_int.h"
 #include "kcheck.h"
 #include "qdisc.h"
@@ -93,6 +95,125 @@ static int nl_add_bpf(struct nl_sock *sk, int ifindex, uint32_t parent, uint32_t
 	return rc < 0 ? rc : nl_wait_for_ack(sk);
 }
 
+/* An RTM_NEWTFILTER of `kind` with tcsim's pref, protocol and handle, its
+ * TCA_OPTIONS open (opts NULL: none, fw's old method). */
+static struct nl_msg *filter_msg(int ifindex, uint32_t parent, uint32_t prio, uint16_t protocol,
+				 uint32_t handle, const char *kind, struct nlattr **opts)
+{
+	struct tcmsg t = {
+	    .tcm_family = AF_UNSPEC,
+	    .tcm_ifindex = ifindex,
+	    .tcm_handle = handle,
+	    .tcm_parent = parent,
+	    .tcm_info = TC_H_MAKE(prio, htons(protocol)),
+	};
+	struct nl_msg *m = nlmsg_alloc();
+
+	if (!m)
+		return NULL;
+	if (!nlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, RTM_NEWTFILTER, 0,
+		       NLM_F_CREATE | NLM_F_EXCL) ||
+	    nlmsg_append(m, &t, sizeof(t), NLMSG_ALIGNTO) < 0 ||
+	    nla_put_string(m, TCA_KIND, kind) < 0 ||
+	    (opts && !(*opts = nla_nest_start(m, TCA_OPTIONS)))) {
+		nlmsg_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+static int filter_send(struct nl_sock *sk, struct nl_msg *m, struct nlattr *opts, int ok)
+{
+	int rc;
+
+	if (!m)
+		return -NLE_NOMEM;
+	if (!ok) {
+		nlmsg_free(m);
+		return -NLE_NOMEM;
+	}
+	if (opts)
+		nla_nest_end(m, opts);
+	rc = nl_send_auto(sk, m);
+	nlmsg_free(m);
+	return rc < 0 ? rc : nl_wait_for_ack(sk);
+}
+
+/* matchall as `tc filter add ... matchall [skip_hw] classid C` sends it:
+ * TCA_MATCHALL_CLASSID (0 too: tcsim keeps none apart from 0) and the
+ * user's flags only (the kernel sets in_hw / not_in_hw itself). */
+static int nl_add_mall(struct nl_sock *sk, int ifindex, uint32_t parent, const struct tcf_proto *tp,
+		       const struct cls_mall_info *mi)
+{
+	struct nlattr *o = NULL;
+	struct nl_msg *m = filter_msg(ifindex, parent, tp->prio, tp->protocol, mi->handle,
+				      "matchall", &o);
+	uint32_t flags = mi->flags & (TCA_CLS_FLAGS_SKIP_HW | TCA_CLS_FLAGS_SKIP_SW);
+
+	return filter_send(sk, m, o,
+			   m && nla_put_u32(m, TCA_MATCHALL_CLASSID, mi->classid) >= 0 &&
+			       (!flags || nla_put_u32(m, TCA_MATCHALL_FLAGS, flags) >= 0));
+}
+
+/* fw as `tc filter add ... handle M[/MASK] fw classid C` sends it, or the
+ * old method (no handle, no options) when tcsim's fw has no table. */
+static int nl_add_fw(struct nl_sock *sk, int ifindex, uint32_t parent, const struct tcf_proto *tp,
+		     const struct cls_fw_info *fi)
+{
+	struct nlattr *o = NULL;
+	struct nl_msg *m;
+
+	if (!fi->has_table) {
+		m = filter_msg(ifindex, parent, tp->prio, tp->protocol, 0, "fw", NULL);
+		return filter_send(sk, m, NULL, m != NULL);
+	}
+	m = filter_msg(ifindex, parent, tp->prio, tp->protocol, fi->handle, "fw", &o);
+	return filter_send(sk, m, o,
+			   m && nla_put_u32(m, TCA_FW_CLASSID, fi->classid) >= 0 &&
+			       (fi->mask == 0xffffffffu ||
+				nla_put_u32(m, TCA_FW_MASK, fi->mask) >= 0));
+}
+
+/* One tcf_proto of another kind than bpf, each of its filters (fw: oldest
+ * first in each bucket, the reverse of fw_dump's order). */
+static int add_other(struct nl_sock *sk, int ifindex, const struct tcf_proto *tp, uint32_t parent,
+		     const char *h, struct kc_result *r)
+{
+	const char *kind = tp->ops->kind;
+	int rc = 0;
+
+	if (!strcmp(kind, "matchall")) {
+		struct cls_mall_info mi;
+
+		if (!cls_mall_get(tp, &mi))
+			rc = nl_add_mall(sk, ifindex, parent, tp, &mi);
+	} else if (!strcmp(kind, "fw")) {
+		struct cls_fw_info fi;
+		size_t n = 0;
+
+		while (cls_fw_at(tp, n, &fi) >= 0 && fi.has_table)
+			n++;
+		if (!n && cls_fw_at(tp, 0, &fi) == 1)
+			rc = nl_add_fw(sk, ifindex, parent, tp, &fi);
+		for (size_t i = n; i-- > 0 && !rc;) {
+			cls_fw_at(tp, i, &fi);
+			rc = nl_add_fw(sk, ifindex, parent, tp, &fi);
+		}
+	} else {
+		return kc_rfail(r, KCHECK_ERROR,
+				"kernel-check cannot build filter pref %u on %s (%s) in the kernel",
+				tp->prio >> 16, h, kind);
+	}
+	if (kc_is_absent(rc))
+		return kc_rfail(r, KCHECK_CANNOT_RUN,
+				"the kernel lacks cls_%s (adding filter pref %u on %s failed: %s)",
+				kind, tp->prio >> 16, h, nl_geterror(rc));
+	if (rc < 0)
+		return kc_rfail(r, KCHECK_ERROR, "the kernel refused %s filter pref %u on %s: %s",
+				kind, tp->prio >> 16, h, nl_geterror(rc));
+	return 0;
+}
+
 /* Every program of every tcf_proto of a chain attached at `parent` (a
  * qdisc's handle or an htb class), oldest first within a tcf_proto so the
  * kernel's newest-first list matches tcsim's. */
@@ -105,6 +226,11 @@ static int add_chain(struct nl_sock *sk, int ifindex, const struct tcf_chain *ch
 	for (const struct tcf_proto *tp = chain->head; tp; tp = tp->next) {
 		size_t n = tp->ops->count(tp);
 
+		if (strcmp(tp->ops->kind, "bpf")) {
+			if (add_other(sk, ifindex, tp, parent, h, r))
+				return -1;
+			continue;
+		}
 		for (size_t i = n; i-- > 0;) {
 			struct cls_bpf_info pi;
 			int rc;
@@ -218,6 +344,81 @@ static int nl_add_tbf(struct nl_sock *sk, int ifindex, const struct qdisc *q, ui
 			   (!t.prate64 || nla_put_u64(m, TCA_TBF_PRATE64, t.prate64) >= 0) &&
 			   (!t.burst || nla_put_u32(m, TCA_TBF_BURST, t.burst) >= 0) &&
 			   (!t.pburst || nla_put_u32(m, TCA_TBF_PBURST, t.pburst) >= 0));
+}
+
+/* ---- codel, fq_codel, pfifo_head_drop: raw, as tc sends them ---- */
+
+/* The microseconds whose ticks (us * 1000 >> 10, as codel_change makes
+ * them) are t: the smallest. tcsim's own dump says t << 10 / 1000, which
+ * is often one tick short when sent back. */
+static uint32_t codel_us(uint32_t t)
+{
+	uint64_t us = ((uint64_t)t * 1024u + 999u) / 1000u;
+
+	return us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+}
+
+/* codel_change's or fq_codel_change's request with every parameter tcsim
+ * holds (ce_threshold only when set, as the kernel keeps it off otherwise). */
+static int nl_add_codel(struct nl_sock *sk, int ifindex, const struct qdisc *q, uint32_t parent)
+{
+	int fq = q->ops == &fq_codel_qdisc_ops;
+	struct nlattr *o = NULL;
+	struct nl_msg *m = tc_msg(RTM_NEWQDISC, ifindex, parent, q->handle, q->ops->id, &o);
+	struct codel_kc k;
+	int ok;
+
+	if (fq)
+		fq_codel_kc_get(q, &k);
+	else
+		codel_kc_get(q, &k);
+	if (fq)
+		ok = m && nla_put_u32(m, TCA_FQ_CODEL_TARGET, codel_us(k.target)) >= 0 &&
+		     nla_put_u32(m, TCA_FQ_CODEL_LIMIT, k.limit) >= 0 &&
+		     nla_put_u32(m, TCA_FQ_CODEL_INTERVAL, codel_us(k.interval)) >= 0 &&
+		     nla_put_u32(m, TCA_FQ_CODEL_ECN, (uint32_t)k.ecn) >= 0 &&
+		     nla_put_u32(m, TCA_FQ_CODEL_FLOWS, k.flows) >= 0 &&
+		     nla_put_u32(m, TCA_FQ_CODEL_QUANTUM, k.quantum) >= 0 &&
+		     nla_put_u32(m, TCA_FQ_CODEL_DROP_BATCH_SIZE, k.drop_batch) >= 0 &&
+		     nla_put_u32(m, TCA_FQ_CODEL_MEMORY_LIMIT, k.memory_limit) >= 0 &&
+		     (k.ce_threshold == CODEL_DISABLED_THRESHOLD ||
+		      nla_put_u32(m, TCA_FQ_CODEL_CE_THRESHOLD, codel_us(k.ce_threshold)) >= 0);
+	else
+		ok = m && nla_put_u32(m, TCA_CODEL_TARGET, codel_us(k.target)) >= 0 &&
+		     nla_put_u32(m, TCA_CODEL_LIMIT, k.limit) >= 0 &&
+		     nla_put_u32(m, TCA_CODEL_INTERVAL, codel_us(k.interval)) >= 0 &&
+		     nla_put_u32(m, TCA_CODEL_ECN, (uint32_t)k.ecn) >= 0 &&
+		     (k.ce_threshold == CODEL_DISABLED_THRESHOLD ||
+		      nla_put_u32(m, TCA_CODEL_CE_THRESHOLD, codel_us(k.ce_threshold)) >= 0);
+	return tc_send(sk, m, o, ok);
+}
+
+/* pfifo_head_drop's struct tc_fifo_qopt, not nested (fifo_init reads
+ * TCA_OPTIONS as the struct itself); libnl-route's fifo module knows
+ * pfifo and bfifo only. */
+static int nl_add_head_drop(struct nl_sock *sk, int ifindex, const struct qdisc *q,
+			    uint32_t parent, uint32_t limit)
+{
+	struct tcmsg t = {.tcm_family = AF_UNSPEC,
+			  .tcm_ifindex = ifindex,
+			  .tcm_handle = q->handle,
+			  .tcm_parent = parent};
+	struct tc_fifo_qopt opt = {.limit = limit};
+	struct nl_msg *m = nlmsg_alloc();
+	int rc;
+
+	if (!m)
+		return -NLE_NOMEM;
+	if (!nlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, RTM_NEWQDISC, 0, NLM_F_CREATE | NLM_F_EXCL) ||
+	    nlmsg_append(m, &t, sizeof(t), NLMSG_ALIGNTO) < 0 ||
+	    nla_put_string(m, TCA_KIND, "pfifo_head_drop") < 0 ||
+	    nla_put(m, TCA_OPTIONS, sizeof(opt), &opt) < 0) {
+		nlmsg_free(m);
+		return -NLE_NOMEM;
+	}
+	rc = nl_send_auto(sk, m);
+	nlmsg_free(m);
+	return rc < 0 ? rc : nl_wait_for_ack(sk);
 }
 
 static int cmp_depth(const void *a, const void *b)
@@ -382,14 +583,25 @@ int kc_build_tree(struct nl_sock *sk, struct rtnl_link *link, const struct qdisc
 
 	if (!f)
 		return kc_rfail(r, KCHECK_ERROR, "out of memory");
-	q->ops->dump(q, f, 1);
+	if (q->ops->dump) /* noqueue has no options to dump */
+		q->ops->dump(q, f, 1);
 	fclose(f);
 	tc_print_classid(h, sizeof(h), q->handle);
-	if (q->ops == &htb_qdisc_ops || q->ops == &tbf_qdisc_ops) {
+	if (q->ops == &htb_qdisc_ops || q->ops == &tbf_qdisc_ops || q->ops == &codel_qdisc_ops ||
+	    q->ops == &fq_codel_qdisc_ops || q->ops == &pfifo_head_drop_qdisc_ops) {
 		int ifindex = rtnl_link_get_ifindex(link);
 
-		rc = q->ops == &htb_qdisc_ops ? nl_add_htb(sk, ifindex, q, parent)
-					      : nl_add_tbf(sk, ifindex, q, parent);
+		if (q->ops == &htb_qdisc_ops)
+			rc = nl_add_htb(sk, ifindex, q, parent);
+		else if (q->ops == &tbf_qdisc_ops)
+			rc = nl_add_tbf(sk, ifindex, q, parent);
+		else if (q->ops == &pfifo_head_drop_qdisc_ops)
+			rc = nl_add_head_drop(sk, ifindex, q, parent,
+					      dump_word(text, "limit", w, sizeof(w))
+						  ? (uint32_t)strtoul(w, NULL, 10)
+						  : 1000);
+		else
+			rc = nl_add_codel(sk, ifindex, q, parent);
 		if (rc < 0) {
 			kc_rfail(r, KCHECK_ERROR, "the kernel refused qdisc %s %s %s: %s", h,
 			      q->ops->id, text, nl_geterror(rc));
@@ -425,6 +637,9 @@ int kc_build_tree(struct nl_sock *sk, struct rtnl_link *link, const struct qdisc
 	} else if (nq && !strcmp(q->ops->id, "bfifo")) {
 		if (dump_word(text, "limit", w, sizeof(w)) && !tc_get_size(&u, w))
 			rtnl_qdisc_fifo_set_limit(nq, (int)u);
+	} else if (nq && !strcmp(q->ops->id, "noqueue")) {
+		/* no options: the root only (tcsim refuses it under a class, as
+		 * the kernel does) */
 	} else if (nq) {
 		rtnl_qdisc_put(nq);
 		free(text);

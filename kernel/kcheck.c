@@ -177,7 +177,9 @@ static int raise_limits(struct kc_plan *pl, struct qdisc *q, char *err, size_t e
 	char from[32], to[32];
 	int rc = 0;
 
-	if ((q->ops == &pfifo_qdisc_ops || q->ops == &bfifo_qdisc_ops) && !q->invisible) {
+	if ((q->ops == &pfifo_qdisc_ops || q->ops == &bfifo_qdisc_ops ||
+	     q->ops == &pfifo_head_drop_qdisc_ops) &&
+	    !q->invisible) {
 		int bytes = q->ops == &bfifo_qdisc_ops;
 		char lim[16], *argv[] = {"limit", lim};
 
@@ -433,6 +435,9 @@ static int report(const struct kc_plan *pl, const struct kc_tcsim *t, const stru
 	}
 	if (!r->tree && !r->have_direct)
 		fprintf(out, "note: htb reported no direct_packets_stat\n");
+	if (r->noqueue)
+		fprintf(out, "note: a noqueue root keeps no counters in the kernel (packets go straight "
+			"to the driver): the kernel's total is the veth's tx counters\n");
 	if (r->truncated)
 		fprintf(out, "note: %" PRIu64 " frame(s) were snaplen-truncated: the kernel received only their captured "
 			"bytes (skb->len = caplen), tcsim keeps the wire length, so bytes differ and so may "

@@ -27,8 +27,10 @@
  * again with the caller's own disposition. Nothing leaks.
  *
  * Two ways to build the kernel side (shaping trees: README, "Limits"):
- *   tree: the scenario's own qdisc tree (prio, sfq, htb, tbf, pfifo, bfifo;
- *     filters on any qdisc and htb class; htb and tbf sent as tc sends them,
+ *   tree: the scenario's own qdisc tree (prio, sfq, htb, tbf, pfifo, bfifo,
+ *     pfifo_head_drop, codel, fq_codel, noqueue; bpf, matchall and fw
+ *     filters on any qdisc and htb class; a noqueue root, which keeps no
+ *     counters, compared by the veth's tx counters; htb and tbf sent as tc sends them,
  *     with tcsim's parameters, and every limit below them raised on both
  *     sides so no queue drops), when the kernel has every kind it uses (a probe adds
  *     each; ENOENT/EOPNOTSUPP = absent). The table compares each class of

@@ -9,10 +9,12 @@
  * blocks (htb, drr, ...; not prio or sfq, whose classes have none), and for
  * ingress/clsact their blocks. htb's and tbf's options are read through
  * libnl-route's rtnl_htb_* and rtnl_qdisc_tbf_* (nl_htb_tbf.c, which says
- * what it reads by hand and why); libnl-route has no cls_bpf, and the
- * rest is parsed here. A dump needs no privilege; --netns enters
- * /run/netns/NAME only around the socket's creation (a netlink socket
- * belongs to the namespace it was created in), which needs CAP_SYS_ADMIN.
+ * what it reads by hand and why), codel's and fq_codel's in nl_aqm.c
+ * (fq_codel's through rtnl_qdisc_fq_codel_*), matchall's and fw's in
+ * nl_mall_fw.c; libnl-route has no cls_bpf, and the rest is parsed here.
+ * A dump needs no privilege; --netns enters /run/netns/NAME only around
+ * the socket's creation (a netlink socket belongs to the namespace it was
+ * created in), which needs CAP_SYS_ADMIN.
  *
  * Errors (exit 1, one line on stderr, nothing on stdout): no such device,
  * no such namespace, a netlink error, and any message that is malformed
@@ -236,7 +238,8 @@ static int parse_qdisc(struct nl_import_model *m, const struct nlmsghdr *nlh, co
 				return nl_failf(err, errlen, -EPROTO,
 						"%s: priomap entry %d is band %u of %d", wh, i,
 						q.priomap[i], q.bands);
-	} else if (nl_is_kind(kind, "pfifo") || nl_is_kind(kind, "bfifo")) {
+	} else if (nl_is_kind(kind, "pfifo") || nl_is_kind(kind, "bfifo") ||
+		   nl_is_kind(kind, "pfifo_head_drop")) {
 		if (!o || olen < FIFO_QOPT_SIZE)
 			return nl_failf(
 			    err, errlen, -EPROTO,
@@ -281,6 +284,16 @@ static int parse_qdisc(struct nl_import_model *m, const struct nlmsghdr *nlh, co
 
 		if (ret)
 			return ret;
+	} else if (nl_is_kind(kind, "codel")) {
+		int ret = nl_codel_parse(&q, o, wh, err, errlen);
+
+		if (ret)
+			return ret;
+	} else if (nl_is_kind(kind, "fq_codel")) {
+		int ret = nl_fq_codel_parse(&q, nlh, o, wh, err, errlen);
+
+		if (ret)
+			return ret;
 	}
 	v = grow(m->qdiscs, &m->qcap, m->nqdiscs, sizeof(q));
 	if (!v)
@@ -319,7 +332,7 @@ static int parse_class(struct nl_import_model *m, const struct nlmsghdr *nlh, co
 	return 0;
 }
 
-static void why_add(struct nli_filter *f, const char *text)
+void nl_why_add(struct nli_filter *f, const char *text)
 {
 	size_t n = strlen(f->why);
 
@@ -409,23 +422,23 @@ static int parse_bpf(struct nli_filter *f, struct nlattr *opts, const char *wh, 
 		else
 			snprintf(text, sizeof(text), "an eBPF program%s: tcsim runs classic BPF",
 				 name);
-		why_add(f, text);
+		nl_why_add(f, text);
 	} else if (!tb[B_OPS]) {
 		return nl_failf(err, errlen, -EPROTO,
 				"%s: no program (neither TCA_BPF_OPS nor an eBPF id)", wh);
 	}
 	if (f->flags & BPF_FLAG_ACT_DIRECT)
-		why_add(f, "direct-action (tcsim's cls_bpf runs in classid mode only)");
+		nl_why_add(f, "direct-action (tcsim's cls_bpf runs in classid mode only)");
 	if (f->flags & ~BPF_FLAG_ACT_DIRECT) {
 		snprintf(text, sizeof(text), "TCA_BPF_FLAGS 0x%x", f->flags & ~BPF_FLAG_ACT_DIRECT);
-		why_add(f, text);
+		nl_why_add(f, text);
 	}
 	if (f->gen_flags & CLS_FLAGS_SKIP_SW)
-		why_add(f, "skip_sw (the program runs in hardware only)");
+		nl_why_add(f, "skip_sw (the program runs in hardware only)");
 	if (tb[B_ACT])
-		why_add(f, "actions (tcsim models no tc actions)");
+		nl_why_add(f, "actions (tcsim models no tc actions)");
 	if (tb[B_POLICE])
-		why_add(f, "police (tcsim models no policing)");
+		nl_why_add(f, "police (tcsim models no policing)");
 	return 0;
 }
 
@@ -462,6 +475,23 @@ static int parse_filter(struct nl_import_model *m, const struct tcmsg *t, struct
 			}
 		} else if (f.handle) {
 			return nl_failf(err, errlen, -EPROTO, "%s: no TCA_OPTIONS", wh);
+		}
+	} else if (nl_is_kind(kind, "matchall")) {
+		/* mall_dump always nests its options under an element */
+		if (tb[A_OPTIONS]) {
+			ret = nl_matchall_parse(&f, tb[A_OPTIONS], wh, err, errlen);
+			if (ret)
+				return ret;
+		} else if (f.handle) {
+			return nl_failf(err, errlen, -EPROTO, "%s: no TCA_OPTIONS", wh);
+		}
+	} else if (nl_is_kind(kind, "fw")) {
+		/* an fw filter without classid and actions has no options */
+		f.mask = 0xffffffffu;
+		if (tb[A_OPTIONS]) {
+			ret = nl_fw_parse(&f, tb[A_OPTIONS], wh, err, errlen);
+			if (ret)
+				return ret;
 		}
 	}
 	v = grow(m->filters, &m->fcap, m->nfilters, sizeof(f));
@@ -643,10 +673,12 @@ out:
 }
 
 /* The kinds whose classes carry filter blocks of their own (prio's and
- * sfq's classes have none; sfq's are its busy buckets). */
+ * sfq's classes have none; sfq's are its busy buckets, fq_codel's its busy
+ * flows, and fq_codel_tcf_block gives a block for the qdisc only). */
 static int class_has_block(const char *kind)
 {
-	return !nl_is_kind(kind, "prio") && !nl_is_kind(kind, "sfq") && !nl_is_kind(kind, "mq") &&
+	return !nl_is_kind(kind, "prio") && !nl_is_kind(kind, "sfq") &&
+	       !nl_is_kind(kind, "fq_codel") && !nl_is_kind(kind, "mq") &&
 	       !nl_is_kind(kind, "mqprio") && !nl_is_kind(kind, "multiq") &&
 	       !nl_is_kind(kind, "taprio") && !nl_is_kind(kind, "ingress") &&
 	       !nl_is_kind(kind, "clsact");

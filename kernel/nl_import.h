@@ -76,13 +76,30 @@ struct nli_htb_class {
 	int offload;
 };
 
+/* codel's and fq_codel's options as dumped. The times are microseconds,
+ * as the kernel reports them (codel_time_to_us of its 1024-ns ticks); what
+ * they rebuild is worked out in nl_aqm.c. */
+struct nli_codel {
+	uint32_t limit;			 /* packets */
+	uint32_t target, interval;	 /* us */
+	uint32_t ce_threshold;		 /* us, when has_ce_threshold */
+	int has_ce_threshold;		 /* absent: off (CODEL_DISABLED_THRESHOLD) */
+	uint32_t ecn;
+	/* fq_codel only */
+	uint32_t flows, quantum;
+	uint32_t memory_limit, drop_batch; /* bytes, packets: 4.13 and later */
+	int has_memory_limit, has_drop_batch;
+	uint8_t ce_selector, ce_mask;	 /* 5.16 and later, with ce_threshold */
+};
+
 struct nli_qdisc {
 	char kind[NLI_KINDLEN];
 	uint32_t handle, parent;
 	int has_options;
 	int bands;	     /* prio, pfifo_fast */
 	uint8_t priomap[16]; /* prio, pfifo_fast */
-	uint32_t limit;	     /* pfifo (packets), bfifo (bytes) */
+	uint32_t limit;	     /* pfifo, pfifo_head_drop (packets), bfifo (bytes) */
+	struct nli_codel codel; /* codel, fq_codel */
 	struct nli_sfq sfq;
 	struct nli_htb htb;
 	struct nli_tbf tbf;
@@ -97,17 +114,20 @@ struct nli_class {
 };
 
 /* One RTM_NEWTFILTER: the tcf_proto's own line (handle 0, no options) or
- * one of its elements (a bpf program). */
+ * one of its elements (a bpf program, the matchall filter, an fw filter). */
 struct nli_filter {
 	char kind[NLI_KINDLEN];
 	uint32_t parent; /* the qdisc's handle, or a class */
 	uint32_t pref, chain, handle;
 	uint16_t protocol; /* host order */
 	int has_options;
-	uint32_t classid; /* TCA_BPF_CLASSID, 0 when absent */
+	uint32_t classid; /* TCA_BPF_/MATCHALL_/FW_CLASSID, 0 when absent */
 	struct sock_filter *ops; /* TCA_BPF_OPS (malloc'd), NULL for none */
 	uint16_t nops;
-	uint32_t flags, gen_flags; /* TCA_BPF_FLAGS, TCA_BPF_FLAGS_GEN */
+	/* bpf: TCA_BPF_FLAGS, TCA_BPF_FLAGS_GEN; matchall: 0, TCA_MATCHALL_FLAGS */
+	uint32_t flags, gen_flags;
+	uint32_t mask;	  /* fw: TCA_FW_MASK (the tcf_proto's), 0xffffffff when absent */
+	int has_mask;	  /* fw: TCA_FW_MASK was sent */
 	char why[NLI_WHYLEN];	   /* non-empty: tcsim cannot run this program */
 	size_t seq;		   /* its place in the dump */
 };

@@ -47,6 +47,29 @@ int nl_htb_class_parse(struct nli_class *c, const struct nlmsghdr *nlh, struct n
 int nl_tbf_parse(struct nli_qdisc *q, const struct nlmsghdr *nlh, struct nlattr *o, const char *wh,
 		 char *err, size_t errlen);
 
+/* nl_aqm.c: the options of a codel and an fq_codel qdisc (fq_codel's
+ * through libnl-route's rtnl_qdisc_fq_codel_get_* where libnl 3.7 has
+ * them), and a time the kernel dumped as codel microseconds as the tc word
+ * that gives the kernel's ticks back. */
+int nl_codel_parse(struct nli_qdisc *q, struct nlattr *o, const char *wh, char *err,
+		   size_t errlen);
+int nl_fq_codel_parse(struct nli_qdisc *q, const struct nlmsghdr *nlh, struct nlattr *o,
+		      const char *wh, char *err, size_t errlen);
+/* The word ("5ms", "4999us") for a dumped value us: 1 when tc's word gives
+ * the ticks (us * 1000 >> 10) the dump came from, 0 when no tick count
+ * dumps as us (a message no kernel sends; the word is then us itself). */
+int nl_codel_time_word(char *buf, size_t n, uint32_t us);
+
+/* nl_mall_fw.c: a matchall or fw filter's TCA_OPTIONS (opts) into f, and
+ * the reasons tcsim could not rebuild it in f->why. */
+struct nli_filter;
+int nl_matchall_parse(struct nli_filter *f, struct nlattr *opts, const char *wh, char *err,
+		      size_t errlen);
+int nl_fw_parse(struct nli_filter *f, struct nlattr *opts, const char *wh, char *err,
+		size_t errlen);
+/* nl_dump.c: a reason more (after "; ") in f->why. */
+void nl_why_add(struct nli_filter *f, const char *text);
+
 /* nl_ticks.c: bucket sizes. The kernel keeps htb's and tbf's buckets as
  * time (dumped in ticks of 64 ns); tc's words give bytes. */
 

@@ -47,4 +47,18 @@ void nl_htb_tbf_notes(struct nl_writer *w, const struct nli_qdisc *q, const char
  * `blocked` names a not-written ancestor qdisc (they are then listed). */
 void nl_write_htb_classes(struct nl_writer *w, const struct nli_qdisc *q, const char *blocked);
 
+/* nl_scen_aqm_cls.c: the options of a codel, fq_codel or pfifo_head_drop
+ * q appended to its `qdisc add` line as tc's words; why such a qdisc (or
+ * noqueue) cannot be written at all (NULL: it can); what the words cannot
+ * say of a codel or fq_codel, each an omission. */
+void nl_aqm_words(char *buf, size_t n, size_t *k, const struct nli_qdisc *q);
+const char *nl_aqm_problem(const struct nli_qdisc *q);
+void nl_aqm_notes(struct nl_writer *w, const struct nli_qdisc *q, const char *desc);
+
+/* nl_scen_aqm_cls.c: the elements v[s..e) of one matchall or fw tcf_proto
+ * (tp names it in omissions) as tc lines; with a comment prefix they are
+ * only shown (their qdisc is not written). */
+void nl_write_mall_fw(struct nl_writer *w, const size_t *v, size_t s, size_t e, uint32_t parent,
+		      const char *tp, const char *comment);
+
 #endif

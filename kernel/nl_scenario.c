@@ -17,14 +17,17 @@
  *   ]]
  *   -- sim:replay("CAPTURE.pcap") / sim:run() / sim:report(), commented
  * Qdiscs come parent before child (depth first, children by class), every
- * value the kernel keeps spelled out (prio: bands and priomap; pfifo and
- * bfifo: limit; sfq: limit, quantum, depth, flows, divisor, perturb,
- * headdrop; tbf: rate, burst, peakrate, mtu, limit, mpu, overhead,
- * linklayer). An htb is followed by its classes, parents first, siblings by
- * classid. htb and tbf get the words a user types: rates in the largest
- * exact unit, sizes in kb/mb when whole, tc's defaults left out (ceil equal
- * to rate, r2q 10, default 0, the quantum r2q gives, the device's
- * txqueuelen as direct_qlen); burst, cburst and mtu are byte counts whose
+ * value the kernel keeps spelled out (prio: bands and priomap; pfifo,
+ * bfifo and pfifo_head_drop: limit; sfq: limit, quantum, depth, flows,
+ * divisor, perturb, headdrop; tbf: rate, burst, peakrate, mtu, limit, mpu,
+ * overhead, linklayer; codel and fq_codel: all, nl_scen_aqm_cls.c; a
+ * default noqueue root is added, tcsim's devices starting with
+ * pfifo_fast). matchall and fw filters: nl_scen_aqm_cls.c. An htb is
+ * followed by its classes, parents first, siblings by classid. htb and tbf
+ * get the words a user types: rates in the largest exact unit, sizes in
+ * kb/mb when whole, tc's defaults left out (ceil equal to rate, r2q 10,
+ * default 0, the quantum r2q gives, the device's txqueuelen as
+ * direct_qlen); burst, cburst and mtu are byte counts whose
  * ticks are the kernel's (nl_ticks.c), so that tc rebuilds the same state
  * (tests/kernel/import_e2e.sh). Filters come per qdisc, then per htb class,
  * in pref order, each with explicit pref, protocol and handle; the programs
@@ -39,7 +42,7 @@
  * root"); the exit status is then 3 instead of 0. The choices:
  *  - htb and tbf are written as real lines, for tcsim's htb and tbf
  *    models (a tcsim without them refuses the lines, naming the kind).
- *  - A configured root tcsim does not model (hfsc, fq_codel, ...): no
+ *  - A configured root tcsim does not model (hfsc, fq_pie, ...): no
  *    faithful scenario exists, and a scenario that silently ran something
  *    else would mislead, so the scenario starts with error("...") naming
  *    the root and --filters-only; the tree and the filters follow as
@@ -55,7 +58,7 @@
  *    tcsim's devices start with pfifo_fast, so pfifo_fast 0: needs no
  *    line; any other default is listed as not modelled and the scenario
  *    keeps pfifo_fast (it stays runnable).
- *  - A qdisc tcsim does not model below a modelled one (fq_codel under
+ *  - A qdisc tcsim does not model below a modelled one (fq_pie under
  *    prio): left out, so the band keeps tcsim's default pfifo; whatever
  *    hangs below it is listed too. Default children (handle 0) need no
  *    line.
@@ -66,7 +69,7 @@
  *    the rate's, a link layer other than ethernet and atm, offload): the
  *    line is written as near as it gets, the difference listed.
  *  - bpf programs tcsim cannot run (direct-action, actions or police,
- *    eBPF, skip_sw) and filters of other kinds (u32, flower, matchall,
+ *    eBPF, skip_sw) and filters of other kinds (u32, flower, basic,
  *    ...), chains other than 0, filters on classes of other kinds than
  *    htb: listed, not written.
  *  - A size table (stab) on a modelled qdisc: the qdisc is written, the
@@ -105,7 +108,8 @@ static int modelled_kind(const char *k)
 	/* htb and tbf: written as lines for tcsim's htb and tbf models */
 	return nl_is_kind(k, "prio") || nl_is_kind(k, "sfq") || nl_is_kind(k, "pfifo") ||
 	       nl_is_kind(k, "bfifo") || nl_is_kind(k, "pfifo_fast") || nl_is_kind(k, "htb") ||
-	       nl_is_kind(k, "tbf");
+	       nl_is_kind(k, "tbf") || nl_is_kind(k, "pfifo_head_drop") || nl_is_kind(k, "codel") ||
+	       nl_is_kind(k, "fq_codel") || nl_is_kind(k, "noqueue");
 }
 
 /* Why a qdisc of a modelled kind cannot be written anyway, or NULL. */
@@ -114,7 +118,7 @@ static const char *qdisc_problem(const struct nli_qdisc *q)
 	if (nl_is_kind(q->kind, "sfq") && q->sfq.v1 &&
 	    (q->sfq.qth_min || q->sfq.qth_max || q->sfq.max_p || q->sfq.wlog || q->sfq.plog))
 		return "sfq with RED (redflowlimit, min, max, probability): RED drops at random";
-	return NULL;
+	return nl_aqm_problem(q);
 }
 
 static const char *qdesc(char *buf, size_t n, const struct nli_qdisc *q)
@@ -165,6 +169,9 @@ static void qdisc_line(char *buf, size_t n, const struct nl_writer *w, const str
 			snprintf(buf + k, n - k, " headdrop");
 	} else if (nl_is_kind(q->kind, "htb") || nl_is_kind(q->kind, "tbf")) {
 		nl_htb_tbf_words(buf, n, &k, w, q);
+	} else if (nl_is_kind(q->kind, "codel") || nl_is_kind(q->kind, "fq_codel") ||
+		   nl_is_kind(q->kind, "pfifo_head_drop")) {
+		nl_aqm_words(buf, n, &k, q);
 	}
 }
 
@@ -253,6 +260,16 @@ static void write_qdisc(struct nl_writer *w, size_t i, const char *blocked, int 
 		    q->bands == 3)
 			fprintf(w->tc, "  # %s: the device's default, as tcsim's devices start\n",
 				desc);
+		else if (nl_is_kind(q->kind, "noqueue"))
+			/* a virtual device's default (IFF_NO_QUEUE): tcsim's start with
+			 * pfifo_fast, so it is added; it behaves the same, but tc
+			 * shows the handle tcsim allocates (8001:), as the kernel
+			 * would for the same line. Nothing can name the handle of a
+			 * noqueue: it has no classes and no filters. */
+			fprintf(w->tc,
+				"  # %s: the device's default; tcsim's devices start with "
+				"pfifo_fast\n  qdisc add dev %s root noqueue\n",
+				desc, w->devq);
 		else
 			nl_omit(w,
 				"not modelled: %s (the device's default qdisc; the scenario keeps "
@@ -281,6 +298,7 @@ static void write_qdisc(struct nl_writer *w, size_t i, const char *blocked, int 
 			nl_omit(w, "not modelled: %s: its size table (stab); written without it",
 				desc);
 		nl_htb_tbf_notes(w, q, desc);
+		nl_aqm_notes(w, q, desc);
 		if (nl_is_kind(q->kind, "htb"))
 			nl_write_htb_classes(w, q, NULL);
 	}
@@ -351,6 +369,11 @@ static void write_programs(struct nl_writer *w, const struct nl_import_model *m,
 	}
 }
 
+static int mall_fw(const char *kind)
+{
+	return nl_is_kind(kind, "matchall") || nl_is_kind(kind, "fw");
+}
+
 /* The filters attached at `parent`, one tcf_proto (chain, pref) at a
  * time. `why` (not NULL) means none can be written there. */
 static void write_filters(struct nl_writer *w, uint32_t parent, const char *why)
@@ -392,11 +415,18 @@ static void write_filters(struct nl_writer *w, uint32_t parent, const char *why)
 				progs == 1 ? "element" : "elements", why);
 			if (nl_is_kind(f0->kind, "bpf") && !f0->chain)
 				write_programs(w, m, v, s, e, parent, tp, "#   ");
+			else if (mall_fw(f0->kind) && !f0->chain)
+				nl_write_mall_fw(w, v, s, e, parent, tp, "#   ");
 		} else if (f0->chain) {
 			nl_omit(w, "not modelled: %s (%zu %s): tcsim models chain 0 only", tp,
 				progs, progs == 1 ? "element" : "elements");
+		} else if (mall_fw(f0->kind)) {
+			nl_write_mall_fw(w, v, s, e, parent, tp, NULL);
 		} else if (!nl_is_kind(f0->kind, "bpf")) {
-			nl_omit(w, "not modelled: %s (%zu %s): tcsim models bpf filters only", tp,
+			nl_omit(w,
+				"not modelled: %s (%zu %s): tcsim models bpf, matchall and fw "
+				"filters only",
+				tp,
 				progs, progs == 1 ? "element" : "elements");
 		} else {
 			write_programs(w, m, v, s, e, parent, tp, NULL);

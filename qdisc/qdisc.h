@@ -333,6 +333,19 @@ void tbf_kc_get(const struct qdisc *q, struct tbf_kc_req *out);
 /* tbf_change with only the limit changed (the default bfifo's). */
 int tbf_kc_set_limit(struct qdisc *q, uint32_t limit, char *err, size_t errlen);
 
+/* A codel or an fq_codel as kernel-check sends it to the kernel
+ * (kernel/kc_tree.c): its parameters as the kernel stores them, times in
+ * codel's 1024-ns ticks (a request in microseconds is truncated into
+ * them, so the sender picks microseconds that give these ticks back). */
+struct codel_kc {
+	uint32_t limit;
+	uint32_t target, interval, ce_threshold; /* ticks; ce_threshold 0x7fffffff: off */
+	int ecn;
+	uint32_t flows, quantum, memory_limit, drop_batch; /* fq_codel only */
+};
+void codel_kc_get(const struct qdisc *q, struct codel_kc *out);
+void fq_codel_kc_get(const struct qdisc *q, struct codel_kc *out);
+
 
 /* ---- tracing helpers for the kinds (traced packets only) ---- */
 

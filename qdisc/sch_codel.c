@@ -345,3 +345,15 @@ const struct qdisc_ops codel_qdisc_ops = {
 	.dump_xstats = codel_dump_xstats,
 	.can_bypass = codel_can_bypass,
 };
+
+void codel_kc_get(const struct qdisc *q, struct codel_kc *out)
+{
+	const struct codel_sched_data *cd = q->priv;
+
+	memset(out, 0, sizeof(*out));
+	out->limit = cd->limit;
+	out->target = cd->params.target;
+	out->interval = cd->params.interval;
+	out->ce_threshold = cd->params.ce_threshold;
+	out->ecn = cd->params.ecn;
+}

@@ -832,3 +832,19 @@ const struct qdisc_ops fq_codel_qdisc_ops = {
 	.class_dump_xstats = fqc_class_dump_xstats,
 	.can_bypass = fqc_can_bypass,
 };
+
+void fq_codel_kc_get(const struct qdisc *q, struct codel_kc *out)
+{
+	const struct fqc_sched_data *fd = q->priv;
+
+	memset(out, 0, sizeof(*out));
+	out->limit = fd->limit;
+	out->target = fd->cparams.target;
+	out->interval = fd->cparams.interval;
+	out->ce_threshold = fd->cparams.ce_threshold;
+	out->ecn = fd->cparams.ecn;
+	out->flows = fd->flows_cnt;
+	out->quantum = fd->quantum;
+	out->memory_limit = fd->memory_limit;
+	out->drop_batch = fd->drop_batch_size;
+}

@@ -40,6 +40,14 @@
 #     (counters aside), the buckets' raw ticks (`tc -r`) and every filter
 #     listing, line by line; and importing the rebuilt device prints the
 #     same scenario.
+#     And pfifo_head_drop leaves (limit 7 and 0) under htb, both built in.
+#  7. noqueue (built in): a root with a handle is rebuilt by tc exactly;
+#     the veth's default noqueue 0: is written as `qdisc add ... root
+#     noqueue` (tcsim's devices start with pfifo_fast), which tcsim runs
+#     and shows with its own handle, 8001:.
+#
+# codel, fq_codel, matchall and fw are not built into this kernel (6.18):
+# tests/unit/test_nl_import_aqm.c checks them with crafted dumps.
 #
 # Exit 0: pass; 1: failure; 77: cannot run here (SKIP, with the reason).
 # Environment: TCSIM (default ./tcsim).
@@ -347,10 +355,58 @@ cfg_tbf_fast() {
 		limit 2m
 }
 
+# pfifo_head_drop leaves under htb, one of limit 0 (it then drops every
+# arrival); the kernel has them built in
+cfg_headdrop() {
+	n2 qdisc add dev "$DEV" root handle 1: htb default 2 &&
+	n2 class add dev "$DEV" parent 1: classid 1:1 htb rate 10mbit &&
+	n2 class add dev "$DEV" parent 1: classid 1:2 htb rate 5mbit &&
+	n2 qdisc add dev "$DEV" parent 1:1 handle 10: pfifo_head_drop limit 7 &&
+	n2 qdisc add dev "$DEV" parent 1:2 handle 20: pfifo_head_drop limit 0
+}
+
 ROUNDTRIPS=
-for cfg in htb tbf tbf_peak tbf_fast; do
+for cfg in htb tbf tbf_peak tbf_fast headdrop; do
 	roundtrip "$cfg"
 done
+
+# ---- 7. noqueue, built in: a root with a handle rebuilds exactly; the
+# veth's default (noqueue 0:) is added, tcsim's devices starting with
+# pfifo_fast, and tcsim's tc then shows its own handle ----
+ip netns del "$NS2" 2>/dev/null
+ip netns del "$NS3" 2>/dev/null
+if mkns "$NS2" && mkns "$NS3"; then
+	"$TCSIM" import dev "$DEV" --netns "$NS2" >"$TMP/nq0.lua" 2>"$TMP/nq0.err"
+	rc=$?
+	[ "$rc" = 0 ] && grep -qx '  qdisc add dev kimp0 root noqueue' "$TMP/nq0.lua" ||
+		fail "default noqueue: exit $rc, $(cat "$TMP/nq0.err"); lines: $(sed -n '/tc\[\[/,/\]\]/p' "$TMP/nq0.lua")"
+	nsk=$(ip netns exec "$NS2" tc qdisc show dev "$DEV")
+	case $nsk in "qdisc noqueue 0: root"*) ;; *) fail "the veth's default is not noqueue 0: ($nsk)" ;; esac
+	printf '%s\n' 'kimp0:tc("qdisc show dev kimp0")' >>"$TMP/nq0.lua"
+	(cd "$TMP" && "$TCSIM" nq0.lua) >"$TMP/nq0.out" 2>"$TMP/nq0.run.err" ||
+		fail "default noqueue: the scenario does not run: $(cat "$TMP/nq0.run.err")"
+	grep -qx 'qdisc noqueue 8001: root refcnt 2 ' "$TMP/nq0.out" ||
+		fail "default noqueue: tcsim shows $(cat "$TMP/nq0.out")"
+	ip netns exec "$NS2" tc qdisc add dev "$DEV" root handle 5: noqueue 2>"$TMP/nq.cfg.err" ||
+		fail "real tc refused noqueue with a handle: $(cat "$TMP/nq.cfg.err")"
+	"$TCSIM" import dev "$DEV" --netns "$NS2" >"$TMP/nq.lua" 2>"$TMP/nq.err"
+	rc=$?
+	[ "$rc" = 0 ] && grep -qx '  qdisc add dev kimp0 root handle 5: noqueue' "$TMP/nq.lua" ||
+		fail "noqueue 5:: exit $rc, $(cat "$TMP/nq.err")"
+	sed -n '/:tc\[\[$/,/^\]\]$/p' "$TMP/nq.lua" | sed -n 's/^  \([a-z]\)/\1/p' >"$TMP/nq.tc"
+	ip netns exec "$NS3" tc -b "$TMP/nq.tc" >"$TMP/nq.b.out" 2>&1 ||
+		fail "noqueue 5:: real tc refused tcsim's line: $(cat "$TMP/nq.b.out")"
+	a=$(ip netns exec "$NS2" tc -d qdisc show dev "$DEV")
+	b=$(ip netns exec "$NS3" tc -d qdisc show dev "$DEV")
+	[ "$a" = "$b" ] || fail "noqueue 5:: tc shows \"$b\" after tcsim's line, \"$a\" before"
+	printf '%s\n' 'kimp0:tc("qdisc show dev kimp0")' >>"$TMP/nq.lua"
+	(cd "$TMP" && "$TCSIM" nq.lua) >"$TMP/nq.out" 2>&1 &&
+		grep -qx 'qdisc noqueue 5: root refcnt 2 ' "$TMP/nq.out" ||
+		fail "noqueue 5:: tcsim shows $(cat "$TMP/nq.out")"
+	ROUNDTRIPS="$ROUNDTRIPS noqueue"
+else
+	fail "noqueue: cannot make the namespaces"
+fi
 
 if [ "$FAILS" -gt 0 ]; then
 	echo "import_e2e: $FAILS failure(s)"

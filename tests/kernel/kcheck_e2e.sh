@@ -6,7 +6,10 @@
 # truncated capture under a filter on `len` (a documented deviation) must be
 # caught (exit 1, DIFF lines); --priority reaches htb as in tcsim (a leaf,
 # the direct queue, the default class) and is refused with --htb; bad
-# usage exits 2; a run without root says so
+# usage exits 2; pfifo_head_drop and noqueue (built into 6.18) are built
+# and compared, codel, fq_codel, matchall and fw compared where the kernel
+# has them, else refused in one line naming the kind (exit 2); a run
+# without root says so
 # (exit 2); and no run leaves a network namespace or a process behind,
 # including one interrupted by SIGINT while the kernel side is sending.
 #
@@ -175,6 +178,78 @@ if grep -q "^kernel: the scenario's own tree (pfifo)" "$TMP/pfifo_root.out"; the
 else
 	fail "pfifo_root: $(cat "$TMP/pfifo_root.out")"
 fi
+
+# 5a. the kinds main gained: pfifo_head_drop and noqueue (built into 6.18)
+# are built and compared; codel, fq_codel, matchall and fw are compared
+# where the kernel has them, and where it lacks one kernel-check says so
+# in one line naming it and exits 2, as for sch_prio
+printf 'qdisc add dev eth0 root handle 1: pfifo_head_drop limit 50\n' >"$TMP/headdrop.tc"
+kc 0 headdrop_root --tc "$TMP/headdrop.tc" scenarios/captures/ssh_hydra.pcap
+if grep -q "^kernel: the scenario's own tree (pfifo_head_drop)" "$TMP/headdrop_root.out"; then
+	pass "headdrop_root: built as it is"
+else
+	fail "headdrop_root: $(cat "$TMP/headdrop_root.out")"
+fi
+cat >"$TMP/htbhd.tc" <<'TC'
+qdisc add dev eth0 root handle 1: htb default 2
+class add dev eth0 parent 1: classid 1:1 htb rate 1mbit
+class add dev eth0 parent 1: classid 1:2 htb rate 1mbit
+qdisc add dev eth0 parent 1:2 handle 10: pfifo_head_drop limit 3
+TC
+kc 0 headdrop_leaf --tc "$TMP/htbhd.tc" scenarios/captures/ssh_hydra.pcap
+if grep -q '^limits: .*10: pfifo_head_drop limit 3p -> 1000000p' "$TMP/headdrop_leaf.out" &&
+	grep -Eq '^qdisc pfifo_head_drop 10: +189 +189 .* ok$' "$TMP/headdrop_leaf.out"; then
+	pass "headdrop_leaf: its limit raised on both sides, the counts equal"
+else
+	fail "headdrop_leaf: $(grep -E '^(limits|qdisc pfifo_head_drop)' "$TMP/headdrop_leaf.out")"
+fi
+printf 'qdisc add dev eth0 root handle 1: noqueue\n' >"$TMP/noqueue.tc"
+kc 0 noqueue_root --tc "$TMP/noqueue.tc" scenarios/captures/ssh_hydra.pcap scenarios/captures/icmp_5_pings.pcap
+if grep -Eq '^total +199 +199 +34239 +34239 .* ok' "$TMP/noqueue_root.out" &&
+	grep -q "^note: a noqueue root keeps no counters in the kernel" "$TMP/noqueue_root.out"; then
+	pass "noqueue_root: the veth's tx counters against tcsim's, said so"
+else
+	fail "noqueue_root: $(cat "$TMP/noqueue_root.out")"
+fi
+
+# kc_kind NAME KIND TCFILE [ARGS]: the kernel has KIND (compared, same) or
+# lacks it (one line naming it, exit 2)
+kc_kind() {
+	name=$1 kind=$2 tcf=$3
+	shift 3
+	"$TCSIM" kernel-check "$@" --tc "$tcf" scenarios/captures/ssh_hydra.pcap >"$TMP/$name.out" 2>"$TMP/$name.err"
+	rc=$?
+	if [ "$rc" = 0 ] && grep -q '^kernel-check: same' "$TMP/$name.out"; then
+		pass "$name: this kernel has $kind: built and compared"
+	elif [ "$rc" = 2 ] && [ "$(wc -l <"$TMP/$name.err")" = 1 ] &&
+		grep -Eq "^tcsim kernel-check: cannot run here: the kernel lacks (.*, )?$kind[ ,]" "$TMP/$name.err"; then
+		pass "$name: exit 2, $(cat "$TMP/$name.err")"
+	else
+		fail "$name: exit $rc: $(cat "$TMP/$name.err" "$TMP/$name.out" | head -5)"
+	fi
+	check_clean "$name"
+}
+printf 'qdisc add dev eth0 root handle 1: codel limit 500 target 2ms ce_threshold 1ms ecn\n' >"$TMP/codel.tc"
+kc_kind codel_root sch_codel "$TMP/codel.tc"
+printf 'qdisc add dev eth0 root handle 1: fq_codel flows 64 quantum 300 noecn\n' >"$TMP/fqc.tc"
+kc_kind fq_codel_root sch_fq_codel "$TMP/fqc.tc"
+printf 'qdisc add dev eth0 root handle 1: prio\nqdisc add dev eth0 parent 1:2 handle 20: fq_codel\n' >"$TMP/priofqc.tc"
+kc_kind fq_codel_leaf sch_fq_codel "$TMP/priofqc.tc" --tree
+cat >"$TMP/mall.tc" <<'TC'
+qdisc add dev eth0 root handle 1: htb default 2
+class add dev eth0 parent 1: classid 1:1 htb rate 100mbit quantum 60000
+class add dev eth0 parent 1: classid 1:2 htb rate 100mbit quantum 60000
+filter add dev eth0 parent 1: pref 1 protocol ip matchall classid 1:1
+TC
+kc_kind matchall cls_matchall "$TMP/mall.tc"
+cat >"$TMP/fw.tc" <<'TC'
+qdisc add dev eth0 root handle 1: htb default 2
+class add dev eth0 parent 1: classid 1:1 htb rate 100mbit quantum 60000
+class add dev eth0 parent 1: classid 1:2 htb rate 100mbit quantum 60000
+filter add dev eth0 parent 1: pref 1 protocol ip handle 5/0xff fw classid 1:1
+filter add dev eth0 parent 1: pref 2 protocol ip fw
+TC
+kc_kind fw cls_fw "$TMP/fw.tc"
 
 # 5b. shaping trees (issue 13): htb (three levels, filters on the root and
 # on an inner class, the direct queue, mpu/overhead/atm, an explicit

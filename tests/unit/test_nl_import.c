@@ -713,7 +713,7 @@ static void test_unmodelled_root(void)
 	    "--   left out: class htb 2:1 root (under hfsc 1:, which is not modelled): class add "
 	    "dev "
 	    "v0 parent 2: classid 2:1 htb rate 1mbit burst 1600 cburst 1600\n"
-	    "--   not modelled: qdisc fq_codel 3: parent 1:2 (under hfsc 1:, not modelled either)\n"
+	    "--   not modelled: qdisc fq_pie 3: parent 1:2 (under hfsc 1:, not modelled either)\n"
 	    "--   left out: filter parent 1: protocol ip pref 1 bpf chain 0 (1 element): on hfsc "
 	    "1:, "
 	    "which is not modelled\n"
@@ -743,7 +743,7 @@ static void test_unmodelled_root(void)
 	    "  # left out: class htb 2:1 root (under hfsc 1:, which is not modelled): class add "
 	    "dev v0 "
 	    "parent 2: classid 2:1 htb rate 1mbit burst 1600 cburst 1600\n"
-	    "  # not modelled: qdisc fq_codel 3: parent 1:2 (under hfsc 1:, not modelled either)\n"
+	    "  # not modelled: qdisc fq_pie 3: parent 1:2 (under hfsc 1:, not modelled either)\n"
 	    "  # left out: filter parent 1: protocol ip pref 1 bpf chain 0 (1 element): on hfsc "
 	    "1:, "
 	    "which is not modelled\n"
@@ -775,7 +775,7 @@ static void test_unmodelled_root(void)
 	char *text, *om;
 
 	model_new(&m, "v0");
-	qdisc_other(&m, "fq_codel", 0x30000, 0x10002);
+	qdisc_other(&m, "fq_pie", 0x30000, 0x10002);
 	qdisc_other(&m, "hfsc", 0x10000, TC_H_ROOT);
 	feed(&m, htb_qdisc_msg(0x20000, 0x10001, 10, 0, 1000, 0));
 	class_htb(&m, 0x20001, TC_H_ROOT, 0, &c21);
@@ -968,7 +968,7 @@ static void test_unrunnable(void)
 	model_new(&m, "eth0");
 	qdisc_prio(&m, "prio", 0x10000, TC_H_ROOT, 3, map3);
 	qdisc_sfq(&m, 0x100000, 0x10001, &red, 1);
-	qdisc_other(&m, "fq_codel", 0x200000, 0x10002);
+	qdisc_other(&m, "fq_pie", 0x200000, 0x10002);
 	qdisc_fifo(&m, "pfifo", 0x210000, 0x200001, 10);
 	qdisc_sfq(&m, 0x300000, 0x10003, &flags, 1);
 	filter_head(&m, "bpf", 0x10000, 1, 0x0800, 0);
@@ -986,8 +986,8 @@ static void test_unrunnable(void)
 	CU_ASSERT(
 	    same(om, "not modelled: qdisc sfq 10: parent 1:1: sfq with RED (redflowlimit, min, "
 		     "max, probability): RED drops at random\n"
-		     "not modelled: qdisc fq_codel 20: parent 1:2\n"
-		     "left out: qdisc pfifo 21: parent 20:1 (under fq_codel 20:, which is not "
+		     "not modelled: qdisc fq_pie 20: parent 1:2\n"
+		     "left out: qdisc pfifo 21: parent 20:1 (under fq_pie 20:, which is not "
 		     "modelled): qdisc add dev eth0 parent 20:1 handle 21: pfifo limit 10\n"
 		     "not modelled: filter parent 1: protocol ip pref 1 bpf chain 0 handle 0x2: "
 		     "actions (tcsim models no tc actions)\n"
@@ -1021,7 +1021,7 @@ static void test_unrunnable(void)
 	nl_import_model_free(&m);
 }
 
-/* Default roots: pfifo_fast 0: is tcsim's own start; noqueue is not;
+/* Default roots: pfifo_fast 0: is tcsim's own start; noqueue is added;
  * a device never up reports none; mq's default children. */
 static void test_defaults(void)
 {
@@ -1041,9 +1041,22 @@ static void test_defaults(void)
 
 	model_new(&m, "veth0");
 	feed(&m, tcmsg_new(RTM_NEWQDISC, IFX, 0, TC_H_ROOT, 2, "noqueue"));
-	text = write_ok(&m, 0, 1, &om);
-	CU_ASSERT(same(om, "not modelled: qdisc noqueue 0: root (the device's default qdisc; the "
-			   "scenario keeps tcsim's default pfifo_fast root)\n"));
+	text = write_ok(&m, 0, 0, &om);
+	CU_ASSERT_STRING_EQUAL(om, "");
+	/* added, as tcsim's devices start with pfifo_fast: tcsim's tc then
+	 * shows its own handle, where the kernel's default has 0: */
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "veth0:tc[[\n  # qdisc noqueue 0: root: the device's "
+					    "default; tcsim's devices start with pfifo_fast\n"
+					    "  qdisc add dev veth0 root noqueue\n]]\n"));
+	{
+		char *script = tc_part(text), *got = shown(script, "veth0");
+
+		CU_ASSERT_PTR_NOT_NULL(got);
+		if (got)
+			CU_ASSERT(same(got, "qdisc noqueue 8001: root refcnt 2 \n"));
+		free(got);
+		free(script);
+	}
 	CU_ASSERT_PTR_NULL(strstr(text, "error("));
 	free(text);
 	free(om);
@@ -1058,14 +1071,14 @@ static void test_defaults(void)
 
 	model_new(&m, "eth2");
 	feed(&m, tcmsg_new(RTM_NEWQDISC, IFX, 0, TC_H_ROOT, 2, "mq"));
-	qdisc_other(&m, "fq_codel", 0, 0x2);
-	qdisc_other(&m, "fq_codel", 0, 0x1);
+	qdisc_other(&m, "fq_pie", 0, 0x2);
+	qdisc_other(&m, "fq_pie", 0, 0x1);
 	text = write_ok(&m, 0, 3, &om);
 	CU_ASSERT(same(om, "not modelled: qdisc mq 0: root (the device's default qdisc; the "
 			   "scenario keeps tcsim's default pfifo_fast root)\n"
-			   "not modelled: qdisc fq_codel 0: parent :1 (under mq 0:, not modelled "
+			   "not modelled: qdisc fq_pie 0: parent :1 (under mq 0:, not modelled "
 			   "either)\n"
-			   "not modelled: qdisc fq_codel 0: parent :2 (under mq 0:, not modelled "
+			   "not modelled: qdisc fq_pie 0: parent :2 (under mq 0:, not modelled "
 			   "either)\n"));
 	free(text);
 	free(om);
@@ -1295,7 +1308,7 @@ int main(void)
 	CU_add_test(s, "a root not modelled, htb below it", test_unmodelled_root);
 	CU_add_test(s, "htb/tbf: what the words cannot say", test_htb_tbf_notes);
 	CU_add_test(s, "buckets: ticks and bytes", test_ticks);
-	CU_add_test(s, "direct-action, actions, eBPF, chains, RED, fq_codel leaf", test_unrunnable);
+	CU_add_test(s, "direct-action, actions, eBPF, chains, RED, fq_pie leaf", test_unrunnable);
 	CU_add_test(s, "default roots: pfifo_fast, noqueue, none, mq", test_defaults);
 	CU_add_test(s, "device names", test_names);
 	CU_add_test(s, "malformed messages", test_malformed);

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "bpf.h"
+#include "nl_cls.h"
 
 struct nlmsghdr;
 
@@ -109,6 +110,8 @@ struct nli_filter {
 	uint16_t nops;
 	uint32_t flags, gen_flags; /* TCA_BPF_FLAGS, TCA_BPF_FLAGS_GEN */
 	char why[NLI_WHYLEN];	   /* non-empty: tcsim cannot run this program */
+	struct nli_u32 *u32;		   /* u32: its table or node (nl_cls.h), or NULL */
+	struct nli_flower *flower; /* flower: its keys, or NULL */
 	size_t seq;		   /* its place in the dump */
 };
 

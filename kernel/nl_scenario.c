@@ -82,6 +82,7 @@
 #include "nl_import.h"
 #include "nl_int.h"
 #include "nl_scen.h"
+#include "nl_scen_cls.h"
 
 /* pfifo_fast's priomap as the kernel sets it: such a root is tcsim's default */
 static const uint8_t prio_default_map[16] = {1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
@@ -395,8 +396,10 @@ static void write_filters(struct nl_writer *w, uint32_t parent, const char *why)
 		} else if (f0->chain) {
 			nl_omit(w, "not modelled: %s (%zu %s): tcsim models chain 0 only", tp,
 				progs, progs == 1 ? "element" : "elements");
+		} else if (nl_cls_written(f0->kind)) {
+			nl_write_cls(w, v, n, s, e, parent);
 		} else if (!nl_is_kind(f0->kind, "bpf")) {
-			nl_omit(w, "not modelled: %s (%zu %s): tcsim models bpf filters only", tp,
+			nl_omit(w, "not modelled: %s (%zu %s): tcsim models bpf, u32 and flower filters only", tp,
 				progs, progs == 1 ? "element" : "elements");
 		} else {
 			write_programs(w, m, v, s, e, parent, tp, NULL);

@@ -173,6 +173,32 @@ struct cls_bpf_info {
 };
 int cls_bpf_prog_at(const struct tcf_proto *tp, size_t i, struct cls_bpf_info *info);
 
+/* One element of a u32 filter, as u32_dump reports it (cls_u32_elem_at, in
+ * u32_walk's order: the tables made at the filter's pref, newest first,
+ * each followed by its nodes bucket by bucket). Read-only; kernel-check
+ * builds the kernel's messages from it. Byte-order fields in host order. */
+struct cls_u32_key {
+	uint32_t val, mask;
+	int32_t off, offmask;
+};
+struct cls_u32_info {
+	uint32_t handle;
+	int is_table;
+	int is_root;	      /* the table the tcf_proto made (no tc word names its id) */
+	unsigned int divisor; /* tables: buckets */
+	uint32_t classid;     /* nodes: 0 for none */
+	uint32_t link;	      /* the table it links to, 0 for none */
+	uint32_t flags;	      /* TCA_CLS_FLAGS_SKIP_HW */
+	uint32_t mark_val, mark_mask;
+	uint8_t sflags, offshift; /* struct tc_u32_sel */
+	uint16_t offmask, off;
+	int16_t offoff, hoff;
+	uint32_t hmask;
+	unsigned int nkeys;
+	struct cls_u32_key keys[128];
+};
+int cls_u32_elem_at(const struct tcf_proto *tp, size_t i, struct cls_u32_info *info);
+
 /* tc's classid words: "1:2", ":2", "1:", "root", "none", bare hex. */
 int tc_get_classid(uint32_t *out, const char *s);
 /* As tc prints one: root, none, ":%x", "%x:", "%x:%x". */

@@ -44,6 +44,7 @@
 #undef TC_H_ROOT
 #undef TC_H_UNSPEC
 
+#include "kc_cls.h"
 #include "kc_int.h"
 #include "kcheck.h"
 #include "qdisc.h"
@@ -104,6 +105,12 @@ static int add_chain(struct nl_sock *sk, int ifindex, const struct tcf_chain *ch
 	tc_print_classid(h, sizeof(h), parent);
 	for (const struct tcf_proto *tp = chain->head; tp; tp = tp->next) {
 		size_t n = tp->ops->count(tp);
+
+		if (tp->ops != &cls_bpf_ops) {
+			if (kc_add_cls(sk, ifindex, chain, tp, parent, r))
+				return -1;
+			continue;
+		}
 
 		for (size_t i = n; i-- > 0;) {
 			struct cls_bpf_info pi;

@@ -18,13 +18,27 @@
  * node no tc line rebuilds (actions, police, indev, skip_sw, keys tc would
  * merge or mask, selector fields no word sets) are listed, not written.
  *
- * flower: one line per filter, oldest first (the kernel dumps newest
- * first), with its handle, classid and keys as flower words. */
+ * flower: one line per filter in the kernel's dump order (by handle), with
+ * its handle, classid and keys as flower words (the protocol gives eth_type;
+ * under 802.1Q/802.1ad the kernel's eth_type is the inner one, written as
+ * vlan_ethtype). Masks are tried in the order they were made, which the
+ * dump does not tell: filters made out of handle order with different
+ * masks may be tried in another order. Keys tcsim's flower does not model,
+ * address masks that are not prefixes, actions and skip_sw are listed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <arpa/inet.h>
+#include <linux/pkt_cls.h>
+
+/* the kernel's pkt_sched.h and tcsim's cls.h define the same handle
+ * macros; tcsim's win from here on (the TCA_FLOWER_* numbers are wanted) */
+#undef TC_H_MAJ
+#undef TC_H_MIN
+#undef TC_H_MAKE
+#undef TC_H_ROOT
+#undef TC_H_UNSPEC
 
 #include "cls.h"
 #include "nl_cls.h"
@@ -363,17 +377,231 @@ out:
 	free(done);
 }
 
-/* ---- flower (filled in by a later commit) ---- */
+/* ---- flower ---- */
 
+#define FL_HAS(fl, t) ((fl)->len[t] != 0)
+
+static uint16_t fl_be16(const struct nli_flower *fl, int t)
+{
+	uint16_t v;
+
+	memcpy(&v, fl->val[t], 2);
+	return ntohs(v);
+}
+
+/* The prefix length of a contiguous mask of n bytes, or -1. */
+static int prefix_len(const uint8_t *mask, int n)
+{
+	int bits = 0, i = 0;
+
+	for (; i < n && mask[i] == 0xff; i++)
+		bits += 8;
+	if (i < n) {
+		uint8_t b = mask[i];
+
+		while (b & 0x80) {
+			bits++;
+			b = (uint8_t)(b << 1);
+		}
+		if (b)
+			return -1;
+		for (i++; i < n; i++)
+			if (mask[i])
+				return -1;
+	}
+	return bits;
+}
+
+/* One value/mask pair of flower's, as the word that sets it. */
+struct fl_out {
+	char *buf;
+	size_t n, k;
+};
+
+#define OUT(o, ...)                                                                    \
+	do {                                                                           \
+		if ((o)->k < (o)->n)                                                   \
+			(o)->k += (size_t)snprintf((o)->buf + (o)->k, (o)->n - (o)->k, \
+						   __VA_ARGS__);                       \
+	} while (0)
+
+static const char *fl_addr(struct fl_out *o, const struct nli_flower *fl, const char *word,
+			   int key, int mask, int size)
+{
+	char a[64];
+	int len;
+
+	if (!FL_HAS(fl, key))
+		return NULL;
+	len = FL_HAS(fl, mask) ? prefix_len(fl->val[mask], size) : size * 8;
+	if (len < 0)
+		return "an address mask that is not a prefix (tc's words take a prefix)";
+	inet_ntop(size == 4 ? AF_INET : AF_INET6, fl->val[key], a, sizeof(a));
+	OUT(o, " %s %s/%d", word, a, len);
+	return NULL;
+}
+
+static void fl_port(struct fl_out *o, const struct nli_flower *fl, const char *word, int key,
+		    int mask)
+{
+	uint16_t p = fl_be16(fl, key), m = FL_HAS(fl, mask) ? fl_be16(fl, mask) : 0xffff;
+
+	if (m == 0xffff && p)
+		OUT(o, " %s %u", word, p);
+	else
+		OUT(o, " %s %u/0x%x", word, p, m);
+}
+
+static void fl_u8(struct fl_out *o, const struct nli_flower *fl, const char *word, int key,
+		  int mask, int hexmask)
+{
+	unsigned m = FL_HAS(fl, mask) ? fl->val[mask][0] : 0xff;
+
+	if (!FL_HAS(fl, key))
+		return;
+	if (hexmask)
+		OUT(o, " %s %u/0x%x", word, fl->val[key][0], m);
+	else
+		OUT(o, " %s %u/%u", word, fl->val[key][0], m);
+}
+
+static void fl_mac(struct fl_out *o, const struct nli_flower *fl, const char *word, int key,
+		   int mask)
+{
+	const uint8_t *a = fl->val[key], *m = fl->val[mask];
+
+	if (!FL_HAS(fl, key))
+		return;
+	OUT(o, " %s %02x:%02x:%02x:%02x:%02x:%02x", word, a[0], a[1], a[2], a[3], a[4], a[5]);
+	if (FL_HAS(fl, mask))
+		OUT(o, "/%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+/* The flower words of f after "flower", or why none rebuild it. */
+static const char *flower_words(struct fl_out *o, const struct nli_filter *f)
+{
+	const struct nli_flower *fl = f->flower;
+	int vlan = f->protocol == 0x8100 || f->protocol == 0x88a8;
+	uint16_t eth = FL_HAS(fl, TCA_FLOWER_KEY_ETH_TYPE) ? fl_be16(fl, TCA_FLOWER_KEY_ETH_TYPE)
+							  : 0;
+	const char *p;
+	char pw[24];
+
+	if (vlan) {
+		/* the kernel keeps the outer tag's type as vlan_tpid and the
+		 * inner protocol (vlan_ethtype) as the key's eth_type */
+		if (FL_HAS(fl, TCA_FLOWER_KEY_VLAN_ID)) {
+			uint16_t id;
+
+			memcpy(&id, fl->val[TCA_FLOWER_KEY_VLAN_ID], 2);
+			OUT(o, " vlan_id %u", id);
+		}
+		if (FL_HAS(fl, TCA_FLOWER_KEY_VLAN_PRIO))
+			OUT(o, " vlan_prio %u", fl->val[TCA_FLOWER_KEY_VLAN_PRIO][0]);
+		if (eth && eth != f->protocol)
+			OUT(o, " vlan_ethtype %s", proto_word(pw, sizeof(pw), eth));
+	} else {
+		if (FL_HAS(fl, TCA_FLOWER_KEY_VLAN_ID) || FL_HAS(fl, TCA_FLOWER_KEY_VLAN_PRIO) ||
+		    FL_HAS(fl, TCA_FLOWER_KEY_VLAN_ETH_TYPE))
+			return "vlan keys under a protocol that is not 802.1Q or 802.1ad";
+		if (eth && eth != f->protocol)
+			return "an eth_type other than the filter's protocol";
+		if (f->protocol != 0x0003 && f->protocol != eth)
+			return "no eth_type although the protocol names one";
+	}
+	fl_mac(o, fl, "dst_mac", TCA_FLOWER_KEY_ETH_DST, TCA_FLOWER_KEY_ETH_DST_MASK);
+	fl_mac(o, fl, "src_mac", TCA_FLOWER_KEY_ETH_SRC, TCA_FLOWER_KEY_ETH_SRC_MASK);
+	if (FL_HAS(fl, TCA_FLOWER_KEY_IP_PROTO)) {
+		uint8_t ip = fl->val[TCA_FLOWER_KEY_IP_PROTO][0];
+
+		if (ip == 6)
+			OUT(o, " ip_proto tcp");
+		else if (ip == 17)
+			OUT(o, " ip_proto udp");
+		else if (ip == 132)
+			OUT(o, " ip_proto sctp");
+		else if (ip == 1)
+			OUT(o, " ip_proto icmp");
+		else if (ip == 58)
+			OUT(o, " ip_proto icmpv6");
+		else
+			OUT(o, " ip_proto %x", ip); /* f_flower reads IP-PROTO in hex */
+	}
+	fl_u8(o, fl, "ip_tos", TCA_FLOWER_KEY_IP_TOS, TCA_FLOWER_KEY_IP_TOS_MASK, 1);
+	fl_u8(o, fl, "ip_ttl", TCA_FLOWER_KEY_IP_TTL, TCA_FLOWER_KEY_IP_TTL_MASK, 1);
+	if ((p = fl_addr(o, fl, "dst_ip", TCA_FLOWER_KEY_IPV4_DST, TCA_FLOWER_KEY_IPV4_DST_MASK, 4)) ||
+	    (p = fl_addr(o, fl, "src_ip", TCA_FLOWER_KEY_IPV4_SRC, TCA_FLOWER_KEY_IPV4_SRC_MASK, 4)) ||
+	    (p = fl_addr(o, fl, "dst_ip", TCA_FLOWER_KEY_IPV6_DST, TCA_FLOWER_KEY_IPV6_DST_MASK, 16)) ||
+	    (p = fl_addr(o, fl, "src_ip", TCA_FLOWER_KEY_IPV6_SRC, TCA_FLOWER_KEY_IPV6_SRC_MASK, 16)))
+		return p;
+	static const int ports[][3] = {
+	    {TCA_FLOWER_KEY_TCP_DST, TCA_FLOWER_KEY_TCP_DST_MASK, 1},
+	    {TCA_FLOWER_KEY_TCP_SRC, TCA_FLOWER_KEY_TCP_SRC_MASK, 0},
+	    {TCA_FLOWER_KEY_UDP_DST, TCA_FLOWER_KEY_UDP_DST_MASK, 1},
+	    {TCA_FLOWER_KEY_UDP_SRC, TCA_FLOWER_KEY_UDP_SRC_MASK, 0},
+	    {TCA_FLOWER_KEY_SCTP_DST, TCA_FLOWER_KEY_SCTP_DST_MASK, 1},
+	    {TCA_FLOWER_KEY_SCTP_SRC, TCA_FLOWER_KEY_SCTP_SRC_MASK, 0},
+	};
+	for (size_t i = 0; i < sizeof(ports) / sizeof(ports[0]); i++)
+		if (FL_HAS(fl, ports[i][0]))
+			fl_port(o, fl, ports[i][2] ? "dst_port" : "src_port", ports[i][0], ports[i][1]);
+	if (FL_HAS(fl, TCA_FLOWER_KEY_PORT_DST_MIN) && FL_HAS(fl, TCA_FLOWER_KEY_PORT_DST_MAX))
+		OUT(o, " dst_port %u-%u", fl_be16(fl, TCA_FLOWER_KEY_PORT_DST_MIN),
+		    fl_be16(fl, TCA_FLOWER_KEY_PORT_DST_MAX));
+	if (FL_HAS(fl, TCA_FLOWER_KEY_PORT_SRC_MIN) && FL_HAS(fl, TCA_FLOWER_KEY_PORT_SRC_MAX))
+		OUT(o, " src_port %u-%u", fl_be16(fl, TCA_FLOWER_KEY_PORT_SRC_MIN),
+		    fl_be16(fl, TCA_FLOWER_KEY_PORT_SRC_MAX));
+	if (FL_HAS(fl, TCA_FLOWER_KEY_TCP_FLAGS))
+		OUT(o, " tcp_flags 0x%x/0x%x", fl_be16(fl, TCA_FLOWER_KEY_TCP_FLAGS),
+		    FL_HAS(fl, TCA_FLOWER_KEY_TCP_FLAGS_MASK)
+			? fl_be16(fl, TCA_FLOWER_KEY_TCP_FLAGS_MASK)
+			: 0xfff);
+	fl_u8(o, fl, "type", TCA_FLOWER_KEY_ICMPV4_TYPE, TCA_FLOWER_KEY_ICMPV4_TYPE_MASK, 0);
+	fl_u8(o, fl, "code", TCA_FLOWER_KEY_ICMPV4_CODE, TCA_FLOWER_KEY_ICMPV4_CODE_MASK, 0);
+	fl_u8(o, fl, "type", TCA_FLOWER_KEY_ICMPV6_TYPE, TCA_FLOWER_KEY_ICMPV6_TYPE_MASK, 0);
+	fl_u8(o, fl, "code", TCA_FLOWER_KEY_ICMPV6_CODE, TCA_FLOWER_KEY_ICMPV6_CODE_MASK, 0);
+	if (fl->has_classid) {
+		char id[32];
+
+		OUT(o, " classid %s", nl_classid(id, sizeof(id), fl->classid));
+	}
+	if (fl->flags & CLS_FLAGS_SKIP_HW)
+		OUT(o, " skip_hw");
+	if (fl->flags & ~(CLS_FLAGS_SKIP_HW | CLS_FLAGS_SKIP_SW | CLS_FLAGS_IN_HW |
+			  CLS_FLAGS_NOT_IN_HW))
+		return "TCA_FLOWER_FLAGS tcsim does not know";
+	return NULL;
+}
+
+/* The filters of one flower tcf_proto, in the kernel's order (by handle). */
 static void write_flower(struct nl_writer *w, const size_t *v, size_t s, size_t e, uint32_t parent)
 {
 	const struct nl_import_model *m = w->m;
-	const struct nli_filter *f0 = &m->filters[v[s]];
-	char id[32], proto[24];
 
-	tc_print_protocol(proto, sizeof(proto), f0->protocol);
-	nl_omit(w, "not modelled: filter parent %s protocol %s pref %u flower chain 0 (not yet read back)",
-		nl_classid(id, sizeof(id), parent), proto, f0->pref);
+	for (size_t k = s; k < e; k++) {
+		const struct nli_filter *f = &m->filters[v[k]];
+		char line[1024], id[32], proto[24];
+		struct fl_out o = {.buf = line, .n = sizeof(line)};
+		const char *p;
+
+		if (!f->flower)
+			continue; /* the tcf_proto's own line */
+		tc_print_protocol(proto, sizeof(proto), f->protocol);
+		if (f->why[0]) {
+			nl_omit(w, "not modelled: filter parent %s protocol %s pref %u flower chain 0 handle 0x%x: %s",
+				nl_classid(id, sizeof(id), parent), proto, f->pref, f->handle, f->why);
+			continue;
+		}
+		line_head(line, sizeof(line), w, parent, f);
+		o.k = strlen(line);
+		OUT(&o, " handle 0x%x flower", f->handle);
+		if ((p = flower_words(&o, f))) {
+			nl_omit(w, "not modelled: filter parent %s protocol %s pref %u flower chain 0 handle 0x%x: %s",
+				nl_classid(id, sizeof(id), parent), proto, f->pref, f->handle, p);
+			continue;
+		}
+		fprintf(w->tc, "  %s\n", line);
+	}
 }
 
 void nl_write_cls(struct nl_writer *w, const size_t *v, size_t n, size_t s, size_t e,

@@ -17,7 +17,7 @@ static const char usage[] =
     "Reads DEV's qdiscs, classes and filters from the running kernel (rtnetlink;\n"
     "no privilege needed, but --netns needs CAP_SYS_ADMIN) and prints a tcsim\n"
     "scenario that rebuilds them: prio, sfq, pfifo, bfifo, htb with its classes,\n"
-    "tbf, and classic bpf filters on qdiscs and htb classes.\n"
+    "tbf, and classic bpf, u32 and flower filters on qdiscs and htb classes.\n"
     "What tcsim does not model is commented in the scenario and listed on stderr.\n"
     "  --netns NAME    the device of network namespace /run/netns/NAME\n"
     "  --filters-only  the root's filters only, under a prio root with its handle\n"

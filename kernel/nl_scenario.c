@@ -66,7 +66,7 @@
  *    the rate's, a link layer other than ethernet and atm, offload): the
  *    line is written as near as it gets, the difference listed.
  *  - bpf programs tcsim cannot run (direct-action, actions or police,
- *    eBPF, skip_sw) and filters of other kinds (u32, flower, matchall,
+ *    eBPF, skip_sw) and filters of other kinds (matchall, fw, basic,
  *    ...), chains other than 0, filters on classes of other kinds than
  *    htb: listed, not written.
  *  - A size table (stab) on a modelled qdisc: the qdisc is written, the

@@ -162,26 +162,15 @@ extern const struct tcf_proto_ops cls_bpf_ops;
 extern const struct tcf_proto_ops cls_flower_ops;
 extern const struct tcf_proto_ops cls_u32_ops;
 
-/* One program of a bpf filter, as cls_bpf_prog_at (cls_bpf.c) reports it. */
-struct cls_bpf_info {
-	uint32_t handle;
-	uint32_t classid; /* the flowid, if has_classid */
-	int has_classid;
-	const struct sock_filter *insns;
-	uint32_t len;
-	const char *where; /* "file:line" of the tc command that added it, or NULL */
-};
-int cls_bpf_prog_at(const struct tcf_proto *tp, size_t i, struct cls_bpf_info *info);
-
-/* One element of a u32 filter, as u32_dump reports it (cls_u32_elem_at, in
+/* One element of a u32 filter as u32_dump reports it, for kernel-check to
+ * build the kernel's messages from (cls_u32_elem_at, read-only, in
  * u32_walk's order: the tables made at the filter's pref, newest first,
- * each followed by its nodes bucket by bucket). Read-only; kernel-check
- * builds the kernel's messages from it. Byte-order fields in host order. */
-struct cls_u32_key {
+ * each followed by its nodes bucket by bucket). Host order throughout. */
+struct cls_u32_elem_key {
 	uint32_t val, mask;
 	int32_t off, offmask;
 };
-struct cls_u32_info {
+struct cls_u32_elem {
 	uint32_t handle;
 	int is_table;
 	int is_root;	      /* the table the tcf_proto made (no tc word names its id) */
@@ -195,9 +184,20 @@ struct cls_u32_info {
 	int16_t offoff, hoff;
 	uint32_t hmask;
 	unsigned int nkeys;
-	struct cls_u32_key keys[128];
+	struct cls_u32_elem_key keys[128];
 };
-int cls_u32_elem_at(const struct tcf_proto *tp, size_t i, struct cls_u32_info *info);
+int cls_u32_elem_at(const struct tcf_proto *tp, size_t i, struct cls_u32_elem *e);
+
+/* One program of a bpf filter, as cls_bpf_prog_at (cls_bpf.c) reports it. */
+struct cls_bpf_info {
+	uint32_t handle;
+	uint32_t classid; /* the flowid, if has_classid */
+	int has_classid;
+	const struct sock_filter *insns;
+	uint32_t len;
+	const char *where; /* "file:line" of the tc command that added it, or NULL */
+};
+int cls_bpf_prog_at(const struct tcf_proto *tp, size_t i, struct cls_bpf_info *info);
 
 /* tc's classid words: "1:2", ":2", "1:", "root", "none", bare hex. */
 int tc_get_classid(uint32_t *out, const char *s);

@@ -1741,7 +1741,7 @@ static int cls_u32_handle_at(const struct tcf_proto *tp, size_t i, uint32_t *han
 }
 
 /* The i-th element in u32_walk's order, tables included (cls.h). */
-int cls_u32_elem_at(const struct tcf_proto *tp, size_t i, struct cls_u32_info *info)
+int cls_u32_elem_at(const struct tcf_proto *tp, size_t i, struct cls_u32_elem *info)
 {
 	const struct u32_head *head = tp->ops == &cls_u32_ops ? tp->priv : NULL;
 	size_t k = 0;
@@ -1777,7 +1777,7 @@ int cls_u32_elem_at(const struct tcf_proto *tp, size_t i, struct cls_u32_info *i
 				info->hmask = n->sel.hmask;
 				info->nkeys = n->sel.nkeys;
 				for (unsigned int j = 0; j < info->nkeys; j++)
-					info->keys[j] = (struct cls_u32_key){n->keys[j].val, n->keys[j].mask,
+					info->keys[j] = (struct cls_u32_elem_key){n->keys[j].val, n->keys[j].mask,
 									      n->keys[j].off, n->keys[j].offmask};
 				return 0;
 			}

@@ -39,7 +39,7 @@
 
 /* One RTM_NEWTFILTER of kind u32 for element e (a table when is_table). */
 static int send_u32(struct nl_sock *sk, int ifindex, uint32_t parent, const struct tcf_proto *tp,
-		    const struct cls_u32_info *e, uint32_t handle)
+		    const struct cls_u32_elem *e, uint32_t handle)
 {
 	struct tcmsg t = {
 	    .tcm_family = AF_UNSPEC,
@@ -140,7 +140,7 @@ static int add_u32(struct nl_sock *sk, int ifindex, const struct tcf_chain *chai
 		   struct kc_result *r)
 {
 	struct u32_tp tps[KC_U32_MAXTP];
-	struct cls_u32_info *e = malloc(sizeof(*e));
+	struct cls_u32_elem *e = malloc(sizeof(*e));
 	uint32_t *made = NULL, cursor = 1;
 	size_t ntp = 0, nmade = 0, total = 0;
 	char *sent = NULL;

@@ -162,6 +162,32 @@ extern const struct tcf_proto_ops cls_bpf_ops;
 extern const struct tcf_proto_ops cls_flower_ops;
 extern const struct tcf_proto_ops cls_u32_ops;
 
+/* One element of a u32 filter as u32_dump reports it, for kernel-check to
+ * build the kernel's messages from (cls_u32_elem_at, read-only, in
+ * u32_walk's order: the tables made at the filter's pref, newest first,
+ * each followed by its nodes bucket by bucket). Host order throughout. */
+struct cls_u32_elem_key {
+	uint32_t val, mask;
+	int32_t off, offmask;
+};
+struct cls_u32_elem {
+	uint32_t handle;
+	int is_table;
+	int is_root;	      /* the table the tcf_proto made (no tc word names its id) */
+	unsigned int divisor; /* tables: buckets */
+	uint32_t classid;     /* nodes: 0 for none */
+	uint32_t link;	      /* the table it links to, 0 for none */
+	uint32_t flags;	      /* TCA_CLS_FLAGS_SKIP_HW */
+	uint32_t mark_val, mark_mask;
+	uint8_t sflags, offshift; /* struct tc_u32_sel */
+	uint16_t offmask, off;
+	int16_t offoff, hoff;
+	uint32_t hmask;
+	unsigned int nkeys;
+	struct cls_u32_elem_key keys[128];
+};
+int cls_u32_elem_at(const struct tcf_proto *tp, size_t i, struct cls_u32_elem *e);
+
 /* One program of a bpf filter, as cls_bpf_prog_at (cls_bpf.c) reports it. */
 struct cls_bpf_info {
 	uint32_t handle;

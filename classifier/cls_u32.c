@@ -1744,6 +1744,51 @@ static int cls_u32_handle_at(const struct tcf_proto *tp, size_t i, uint32_t *han
 	return walk_at(tp, i, handle);
 }
 
+/* The i-th element in u32_walk's order, tables included (cls.h). */
+int cls_u32_elem_at(const struct tcf_proto *tp, size_t i, struct cls_u32_elem *info)
+{
+	const struct u32_head *head = tp->ops == &cls_u32_ops ? tp->priv : NULL;
+	size_t k = 0;
+
+	for (const struct u32_hnode *ht = head ? head->c->hlist : NULL; ht; ht = ht->next) {
+		if (ht->prio != tp->prio)
+			continue;
+		if (k++ == i) {
+			memset(info, 0, sizeof(*info));
+			info->handle = ht->handle;
+			info->is_table = 1;
+			info->is_root = ht->is_root;
+			info->divisor = ht->divisor + 1;
+			return 0;
+		}
+		for (unsigned int h = 0; h <= ht->divisor; h++)
+			for (const struct u32_knode *n = ht->ht[h]; n; n = n->next) {
+				if (k++ != i)
+					continue;
+				memset(info, 0, sizeof(*info));
+				info->handle = n->handle;
+				info->classid = n->classid;
+				info->link = n->ht_down ? n->ht_down->handle : 0;
+				info->flags = n->flags & FLAG_SKIP_HW;
+				info->mark_val = n->mark_val;
+				info->mark_mask = n->mark_mask;
+				info->sflags = n->sel.flags;
+				info->offshift = n->sel.offshift;
+				info->offmask = n->sel.offmask;
+				info->off = n->sel.off;
+				info->offoff = n->sel.offoff;
+				info->hoff = n->sel.hoff;
+				info->hmask = n->sel.hmask;
+				info->nkeys = n->sel.nkeys;
+				for (unsigned int j = 0; j < info->nkeys; j++)
+					info->keys[j] = (struct cls_u32_elem_key){n->keys[j].val, n->keys[j].mask,
+									      n->keys[j].off, n->keys[j].offmask};
+				return 0;
+			}
+	}
+	return -1;
+}
+
 const struct tcf_proto_ops cls_u32_ops = {
 	.kind = "u32",
 	.change = cls_u32_change,

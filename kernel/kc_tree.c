@@ -46,6 +46,7 @@
 #undef TC_H_UNSPEC
 
 #include "codel.h"
+#include "kc_cls.h"
 #include "kc_int.h"
 #include "kcheck.h"
 #include "qdisc.h"
@@ -226,8 +227,13 @@ static int add_chain(struct nl_sock *sk, int ifindex, const struct tcf_chain *ch
 	for (const struct tcf_proto *tp = chain->head; tp; tp = tp->next) {
 		size_t n = tp->ops->count(tp);
 
-		if (strcmp(tp->ops->kind, "bpf")) {
+		if (!strcmp(tp->ops->kind, "matchall") || !strcmp(tp->ops->kind, "fw")) {
 			if (add_other(sk, ifindex, tp, parent, h, r))
+				return -1;
+			continue;
+		}
+		if (tp->ops != &cls_bpf_ops) { /* u32, and the kinds it names as absent */
+			if (kc_add_cls(sk, ifindex, chain, tp, parent, r))
 				return -1;
 			continue;
 		}

@@ -762,10 +762,14 @@ int kernel_check(const char *tc_text, const char *tc_name, const char *basedir,
 	}
 	for (const struct tcf_proto *tp = d->root->chain.head; tp; tp = tp->next) {
 		struct cls_bpf_info pi;
+		struct cls_u32_elem ui;
 
 		for (size_t i = 0; !cls_bpf_prog_at(tp, i, &pi); i++)
 			if (pi.has_classid)
 				add_minor(pl, pi.classid);
+		for (size_t i = 0; !cls_u32_elem_at(tp, i, &ui); i++)
+			if (ui.classid)
+				add_minor(pl, ui.classid);
 	}
 	for (int i = 0; i < t.n; i++)
 		if (!t.v[i].unclassified)

@@ -176,8 +176,10 @@ void nl_import_model_init(struct nl_import_model *m, const char *dev, int ifinde
 
 void nl_import_model_free(struct nl_import_model *m)
 {
-	for (size_t i = 0; i < m->nfilters; i++)
+	for (size_t i = 0; i < m->nfilters; i++) {
 		free(m->filters[i].ops);
+		nl_cls_free(&m->filters[i]);
+	}
 	free(m->qdiscs);
 	free(m->classes);
 	free(m->filters);
@@ -493,10 +495,16 @@ static int parse_filter(struct nl_import_model *m, const struct tcmsg *t, struct
 			if (ret)
 				return ret;
 		}
+	} else if (nl_is_kind(kind, "u32") || nl_is_kind(kind, "flower")) {
+		if ((ret = nl_cls_parse(&f, tb[A_OPTIONS], wh, err, errlen))) {
+			nl_cls_free(&f);
+			return ret;
+		}
 	}
 	v = grow(m->filters, &m->fcap, m->nfilters, sizeof(f));
 	if (!v) {
 		free(f.ops);
+		nl_cls_free(&f);
 		return nl_failf(err, errlen, -ENOMEM, "out of memory");
 	}
 	m->filters = v;

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "bpf.h"
+#include "nl_cls.h"
 
 struct nlmsghdr;
 
@@ -129,6 +130,8 @@ struct nli_filter {
 	uint32_t mask;	  /* fw: TCA_FW_MASK (the tcf_proto's), 0xffffffff when absent */
 	int has_mask;	  /* fw: TCA_FW_MASK was sent */
 	char why[NLI_WHYLEN];	   /* non-empty: tcsim cannot run this program */
+	struct nli_u32 *u32;		   /* u32: its table or node (nl_cls.h), or NULL */
+	struct nli_flower *flower; /* flower: its keys, or NULL */
 	size_t seq;		   /* its place in the dump */
 };
 

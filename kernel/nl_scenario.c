@@ -69,7 +69,7 @@
  *    the rate's, a link layer other than ethernet and atm, offload): the
  *    line is written as near as it gets, the difference listed.
  *  - bpf programs tcsim cannot run (direct-action, actions or police,
- *    eBPF, skip_sw) and filters of other kinds (u32, flower, basic,
+ *    eBPF, skip_sw) and filters of other kinds (basic, route, flow,
  *    ...), chains other than 0, filters on classes of other kinds than
  *    htb: listed, not written.
  *  - A size table (stab) on a modelled qdisc: the qdisc is written, the
@@ -85,6 +85,7 @@
 #include "nl_import.h"
 #include "nl_int.h"
 #include "nl_scen.h"
+#include "nl_scen_cls.h"
 
 /* pfifo_fast's priomap as the kernel sets it: such a root is tcsim's default */
 static const uint8_t prio_default_map[16] = {1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
@@ -422,10 +423,12 @@ static void write_filters(struct nl_writer *w, uint32_t parent, const char *why)
 				progs, progs == 1 ? "element" : "elements");
 		} else if (mall_fw(f0->kind)) {
 			nl_write_mall_fw(w, v, s, e, parent, tp, NULL);
+		} else if (nl_cls_written(f0->kind)) {
+			nl_write_cls(w, v, n, s, e, parent);
 		} else if (!nl_is_kind(f0->kind, "bpf")) {
 			nl_omit(w,
-				"not modelled: %s (%zu %s): tcsim models bpf, matchall and fw "
-				"filters only",
+				"not modelled: %s (%zu %s): tcsim models bpf, u32, matchall, fw "
+				"and flower filters only",
 				tp,
 				progs, progs == 1 ? "element" : "elements");
 		} else {

@@ -8,7 +8,9 @@
 # the direct queue, the default class) and is refused with --htb; bad
 # usage exits 2; pfifo_head_drop and noqueue (built into 6.18) are built
 # and compared, codel, fq_codel, matchall and fw compared where the kernel
-# has them, else refused in one line naming the kind (exit 2); a run
+# has them, else refused in one line naming the kind (exit 2); u32
+# filters (linked tables, shared ids) are installed from tcsim's model and
+# agree; a kernel without cls_flower is named in one line (exit 2); a run
 # without root says so
 # (exit 2); and no run leaves a network namespace or a process behind,
 # including one interrupted by SIGINT while the kernel side is sending.
@@ -412,6 +414,48 @@ if env --default-signal=INT true 2>/dev/null; then
 else
 	echo "note: env --default-signal missing: the SIGINT case is left out"
 fi
+
+# u32: tcsim's tables, links, variable offsets and shared ids installed
+# in the kernel from tcsim's model of them (two tcf_protos sharing an id
+# counter, an automatic table at the second pref); the classes agree.
+cat >"$TMP/u32.tc" <<'EOF'
+qdisc add dev eth0 root handle 1: prio bands 4
+filter add dev eth0 parent 1: pref 1 protocol ip u32 match ip dst 10.0.0.1/32 flowid 1:1
+filter add dev eth0 parent 1: pref 1 protocol ip handle 2: u32 divisor 256
+filter add dev eth0 parent 1: pref 1 protocol ip u32 ht 2: match tcp dst 22 0xffff classid 1:2
+filter add dev eth0 parent 1: pref 1 protocol ip u32 ht 2: match tcp src 22 0xffff classid 1:2
+filter add dev eth0 parent 1: pref 1 protocol ip u32 ht 800:: match ip protocol 6 0xff offset at 0 mask 0x0f00 shift 6 eat link 2:
+filter add dev eth0 parent 1: pref 2 protocol ip u32 divisor 16
+filter add dev eth0 parent 1: pref 2 protocol ip u32 ht 801:: match ip protocol 1 0xff classid 1:3
+filter add dev eth0 parent 1: pref 3 protocol all u32 match u32 0 0 at 0 classid 1:4
+EOF
+if "$TCSIM" kernel-check --tc "$TMP/u32.tc" scenarios/captures/ssh_hydra.pcap >/dev/null 2>&1 ||
+	[ $? != 2 ]; then
+	kc 0 u32 --tc "$TMP/u32.tc" scenarios/captures/*.pcap
+	if grep -q '^1:2 .* 766 .* ok' "$TMP/u32.out" && grep -q '^1:4 .* 145 .* ok' "$TMP/u32.out"; then
+		pass "u32: ssh to 1:2 through the linked table, the rest by pref"
+	else
+		fail "u32: unexpected table: $(cat "$TMP/u32.out")"
+	fi
+else
+	echo "note: $("$TCSIM" kernel-check --tc "$TMP/u32.tc" scenarios/captures/ssh_hydra.pcap 2>&1 | head -1)"
+fi
+
+# flower: a kernel without cls_flower is named in one line (exit 2)
+printf '%s\n' 'qdisc add dev eth0 root handle 1: prio' \
+	'filter add dev eth0 parent 1: pref 1 protocol ip flower ip_proto tcp dst_port 22 classid 1:1' \
+	>"$TMP/flower.tc"
+"$TCSIM" kernel-check --tc "$TMP/flower.tc" scenarios/captures/ssh_hydra.pcap >"$TMP/flower.out" 2>&1
+rc=$?
+if [ "$rc" = 2 ] && [ "$(wc -l <"$TMP/flower.out")" = 1 ] &&
+	grep -q '^tcsim kernel-check: cannot run here: the kernel lacks cls_flower ' "$TMP/flower.out"; then
+	pass "flower: the kernel lacks cls_flower, said in one line"
+elif grep -q 'cannot install flower filters' "$TMP/flower.out"; then
+	pass "flower: this kernel has cls_flower; kernel-check says it cannot install it (exit $rc)"
+else
+	fail "flower: exit $rc: $(cat "$TMP/flower.out")"
+fi
+check_clean flower
 
 echo "kcheck_e2e: $checks checks, $fails failed"
 [ "$fails" -eq 0 ]

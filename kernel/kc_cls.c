@@ -1,0 +1,293 @@
+/* kc_cls.c - `tcsim kernel-check` installs a chain's u32 filters in the
+ * kernel, as tc would send them (RTM_NEWTFILTER, TCA_U32_*), from tcsim's
+ * own model of each filter (cls_u32_elem_at); and says in one line that
+ * the kernel lacks cls_flower or cls_u32 when it does.
+ *
+ * u32's tables share one id counter per qdisc, and a root table's id (the
+ * one each tcf_proto makes, 800: then the next automatic one) cannot be
+ * asked for, so the messages go in the order that makes tcsim's ids again:
+ * tcf_protos by their root's id, each with its own tables (automatic ids
+ * left to the kernel, others explicit), one of its nodes making it when it
+ * has no table; then every node with its handle, table and bucket
+ * (TCA_U32_HASH), selector, classid, link, mark and skip_hw. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/pkt_cls.h>
+#include <linux/rtnetlink.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+
+/* the kernel's pkt_sched.h and tcsim's cls.h define the same handle
+ * macros; tcsim's win from here on */
+#undef TC_H_MAJ
+#undef TC_H_MIN
+#undef TC_H_MAKE
+#undef TC_H_ROOT
+#undef TC_H_UNSPEC
+
+#include "cls.h"
+#include "kc_cls.h"
+#include "kc_int.h"
+
+#define U32_AUTO(id) ((((uint32_t)(id)) | 0x800u) << 20) /* gen_new_htid's ids */
+#define KC_U32_MAXTP 64
+
+/* One RTM_NEWTFILTER of kind u32 for element e (a table when is_table). */
+static int send_u32(struct nl_sock *sk, int ifindex, uint32_t parent, const struct tcf_proto *tp,
+		    const struct cls_u32_elem *e, uint32_t handle)
+{
+	struct tcmsg t = {
+	    .tcm_family = AF_UNSPEC,
+	    .tcm_ifindex = ifindex,
+	    .tcm_handle = handle,
+	    .tcm_parent = parent,
+	    .tcm_info = TC_H_MAKE(tp->prio, htons(tp->protocol)),
+	};
+	struct nl_msg *m = nlmsg_alloc_size(16 * 128 + 1024);
+	struct nlattr *opts;
+	uint8_t sel[16 + 16 * 128];
+	int ok, rc;
+
+	if (!m)
+		return -NLE_NOMEM;
+	ok = nlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, RTM_NEWTFILTER, 0, NLM_F_CREATE | NLM_F_EXCL) &&
+	     nlmsg_append(m, &t, sizeof(t), NLMSG_ALIGNTO) >= 0 &&
+	     nla_put_string(m, TCA_KIND, "u32") >= 0 && (opts = nla_nest_start(m, TCA_OPTIONS));
+	if (ok && e->is_table) {
+		ok = nla_put_u32(m, TCA_U32_DIVISOR, e->divisor) >= 0;
+	} else if (ok) {
+		/* struct tc_u32_sel: flags, offshift, nkeys, pad, offmask (be),
+		 * off, offoff, hoff, hmask (be), then the keys (mask, val: be) */
+		uint16_t s16;
+		uint32_t s32;
+
+		memset(sel, 0, sizeof(sel));
+		sel[0] = e->sflags;
+		sel[1] = e->offshift;
+		sel[2] = (uint8_t)e->nkeys;
+		s16 = htons(e->offmask);
+		memcpy(sel + 4, &s16, 2);
+		memcpy(sel + 6, &e->off, 2);
+		memcpy(sel + 8, &e->offoff, 2);
+		memcpy(sel + 10, &e->hoff, 2);
+		s32 = htonl(e->hmask);
+		memcpy(sel + 12, &s32, 4);
+		for (unsigned int j = 0; j < e->nkeys; j++) {
+			uint8_t *k = sel + 16 + 16 * j;
+
+			s32 = htonl(e->keys[j].mask);
+			memcpy(k, &s32, 4);
+			s32 = htonl(e->keys[j].val);
+			memcpy(k + 4, &s32, 4);
+			memcpy(k + 8, &e->keys[j].off, 4);
+			memcpy(k + 12, &e->keys[j].offmask, 4);
+		}
+		ok = nla_put(m, TCA_U32_SEL, (int)(16 + 16 * e->nkeys), sel) >= 0 &&
+		     nla_put_u32(m, TCA_U32_HASH, e->handle & 0xFFFFF000u) >= 0 &&
+		     (!e->classid || nla_put_u32(m, TCA_U32_CLASSID, e->classid) >= 0) &&
+		     (!e->link || nla_put_u32(m, TCA_U32_LINK, e->link) >= 0) &&
+		     (!e->flags || nla_put_u32(m, TCA_U32_FLAGS, e->flags) >= 0);
+		if (ok && (e->mark_val || e->mark_mask)) {
+			uint32_t mark[3] = {e->mark_val, e->mark_mask, 0};
+
+			ok = nla_put(m, TCA_U32_MARK, sizeof(mark), mark) >= 0;
+		}
+	}
+	if (!ok) {
+		nlmsg_free(m);
+		return -NLE_NOMEM;
+	}
+	nla_nest_end(m, opts);
+	rc = nl_send_auto(sk, m);
+	nlmsg_free(m);
+	return rc < 0 ? rc : nl_wait_for_ack(sk);
+}
+
+struct u32_tp {
+	const struct tcf_proto *tp;
+	uint32_t root;
+	size_t n; /* elements */
+};
+
+static int u32_fail(struct kc_result *r, int rc, const struct tcf_proto *tp, uint32_t handle,
+		    uint32_t parent)
+{
+	char h[32];
+
+	tc_print_classid(h, sizeof(h), parent);
+	if (kc_is_absent(rc))
+		return kc_rfail(r, KCHECK_CANNOT_RUN, "the kernel lacks cls_u32 (filter pref %u of %s: %s)",
+				tp->prio >> 16, h, nl_geterror(rc));
+	return kc_rfail(r, KCHECK_ERROR, "the kernel refused u32 filter pref %u fh %x on %s: %s",
+			tp->prio >> 16, handle, h, nl_geterror(rc));
+}
+
+static int has(const uint32_t *v, size_t n, uint32_t x)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return 1;
+	return 0;
+}
+
+/* Every u32 tcf_proto of chain. */
+static int add_u32(struct nl_sock *sk, int ifindex, const struct tcf_chain *chain, uint32_t parent,
+		   struct kc_result *r)
+{
+	struct u32_tp tps[KC_U32_MAXTP];
+	struct cls_u32_elem *e = malloc(sizeof(*e));
+	uint32_t *made = NULL, cursor = 1;
+	size_t ntp = 0, nmade = 0, total = 0;
+	char *sent = NULL;
+	int rc = 0;
+
+	if (!e)
+		return kc_rfail(r, KCHECK_ERROR, "out of memory");
+	for (const struct tcf_proto *tp = chain->head; tp; tp = tp->next) {
+		if (tp->ops != &cls_u32_ops)
+			continue;
+		if (ntp == KC_U32_MAXTP) {
+			free(e);
+			return kc_rfail(r, KCHECK_ERROR, "more than %d u32 filters on one qdisc",
+					KC_U32_MAXTP);
+		}
+		tps[ntp] = (struct u32_tp){.tp = tp};
+		for (size_t i = 0; !cls_u32_elem_at(tp, i, e); i++) {
+			if (e->is_root)
+				tps[ntp].root = e->handle;
+			tps[ntp].n++;
+		}
+		total += tps[ntp].n;
+		ntp++;
+	}
+	for (size_t a = 1; a < ntp; a++) /* by root id: the order they were made in */
+		for (size_t b = a; b > 0 && tps[b - 1].root > tps[b].root; b--) {
+			struct u32_tp x = tps[b];
+
+			tps[b] = tps[b - 1];
+			tps[b - 1] = x;
+		}
+	made = calloc(total + 1, sizeof(*made));
+	sent = calloc(total + 1, 1);
+	if (!made || !sent) {
+		rc = kc_rfail(r, KCHECK_ERROR, "out of memory");
+		goto out;
+	}
+	/* the tables, tcf_proto by tcf_proto; sent[] is per element, offset by tcf_proto */
+	for (size_t i = 0, base = 0; i < ntp; base += tps[i].n, i++) {
+		const struct tcf_proto *tp = tps[i].tp;
+		uint32_t want = nmade ? U32_AUTO(cursor) : 0x80000000u;
+		int opened = 0;
+
+		if (tps[i].root != want) {
+			char h[32];
+
+			tc_print_classid(h, sizeof(h), parent);
+			rc = kc_rfail(r, KCHECK_ERROR,
+				      "u32 filter pref %u of %s: its root table %x: is not the one the "
+				      "kernel would make (%x:): tables were deleted",
+				      tp->prio >> 16, h, tps[i].root >> 20, want >> 20);
+			goto out;
+		}
+		if (nmade)
+			cursor++;
+		made[nmade++] = want;
+		for (size_t k = tps[i].n; k-- > 0;) {
+			uint32_t h;
+
+			if (cls_u32_elem_at(tp, k, e) || !e->is_table || e->is_root)
+				continue;
+			h = e->handle == U32_AUTO(cursor) ? 0 : e->handle;
+			if (!h)
+				cursor++;
+			if ((rc = send_u32(sk, ifindex, parent, tp, e, h)))
+				goto fail;
+			made[nmade++] = e->handle;
+			sent[base + k] = 1;
+			opened = 1;
+		}
+		for (size_t k = 0; !opened && k < tps[i].n; k++) {
+			if (cls_u32_elem_at(tp, k, e) || e->is_table ||
+			    (e->link && !has(made, nmade, e->link)))
+				continue;
+			if ((rc = send_u32(sk, ifindex, parent, tp, e, e->handle)))
+				goto fail;
+			sent[base + k] = 1;
+			opened = 1;
+		}
+		if (!opened) {
+			rc = kc_rfail(r, KCHECK_ERROR,
+				      "u32 filter pref %u: no node can make its tcf_proto first",
+				      tp->prio >> 16);
+			goto out;
+		}
+	}
+	for (size_t i = 0, base = 0; i < ntp; base += tps[i].n, i++)
+		for (size_t k = 0; k < tps[i].n; k++) {
+			if (sent[base + k] || cls_u32_elem_at(tps[i].tp, k, e) || e->is_table)
+				continue;
+			if ((rc = send_u32(sk, ifindex, parent, tps[i].tp, e, e->handle)))
+				goto fail;
+		}
+	goto out;
+fail:
+	rc = u32_fail(r, rc, tps[0].tp, e->handle, parent);
+out:
+	free(e);
+	free(made);
+	free(sent);
+	return rc;
+}
+
+/* Is cls_KIND in this kernel? A filter of that kind without options at
+ * parent: the kernel answers ENOENT when it has no such classifier. */
+static int probe_cls(struct nl_sock *sk, int ifindex, uint32_t parent, const struct tcf_proto *tp,
+		     const char *kind)
+{
+	struct tcmsg t = {
+	    .tcm_family = AF_UNSPEC,
+	    .tcm_ifindex = ifindex,
+	    .tcm_parent = parent,
+	    .tcm_info = TC_H_MAKE(tp->prio, htons(tp->protocol)),
+	};
+	struct nl_msg *m = nlmsg_alloc();
+	int rc;
+
+	if (!m || !nlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, RTM_NEWTFILTER, 0,
+			     NLM_F_CREATE | NLM_F_EXCL) ||
+	    nlmsg_append(m, &t, sizeof(t), NLMSG_ALIGNTO) < 0 || nla_put_string(m, TCA_KIND, kind) < 0) {
+		nlmsg_free(m);
+		return -NLE_NOMEM;
+	}
+	rc = nl_send_auto(sk, m);
+	nlmsg_free(m);
+	return rc < 0 ? rc : nl_wait_for_ack(sk);
+}
+
+int kc_add_cls(struct nl_sock *sk, int ifindex, const struct tcf_chain *chain,
+	       const struct tcf_proto *tp, uint32_t parent, struct kc_result *r)
+{
+	char h[32];
+	int rc;
+
+	if (tp->ops == &cls_u32_ops) {
+		/* all of the chain's u32 filters at once, when the first is met */
+		for (const struct tcf_proto *p = chain->head; p != tp; p = p->next)
+			if (p->ops == &cls_u32_ops)
+				return 0;
+		return add_u32(sk, ifindex, chain, parent, r);
+	}
+	tc_print_classid(h, sizeof(h), parent);
+	rc = probe_cls(sk, ifindex, parent, tp, tp->ops->kind);
+	if (kc_is_absent(rc) || rc == -NLE_NOADDR)
+		return kc_rfail(r, KCHECK_CANNOT_RUN, "the kernel lacks cls_%s (filter pref %u of %s: %s)",
+				tp->ops->kind, tp->prio >> 16, h, nl_geterror(rc));
+	return kc_rfail(r, KCHECK_ERROR,
+			"kernel-check cannot install %s filters yet (filter pref %u of %s)",
+			tp->ops->kind, tp->prio >> 16, h);
+}

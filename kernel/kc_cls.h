@@ -1,0 +1,20 @@
+/* kc_cls.h - kernel-check's filters of kinds other than bpf (kc_cls.c);
+ * not a public header. */
+#ifndef TCSIM_KC_CLS_H
+#define TCSIM_KC_CLS_H
+
+#include <stdint.h>
+
+struct nl_sock;
+struct tcf_chain;
+struct tcf_proto;
+struct kc_result;
+
+/* Installs tp (of chain, attached at parent) in the kernel: u32 (all the
+ * chain's u32 filters when tp is its first, nothing after); other kinds
+ * say that the kernel lacks them (KCHECK_CANNOT_RUN) or that kernel-check
+ * cannot install them. 0, or -1 with the reason in r. */
+int kc_add_cls(struct nl_sock *sk, int ifindex, const struct tcf_chain *chain,
+	       const struct tcf_proto *tp, uint32_t parent, struct kc_result *r);
+
+#endif

@@ -42,7 +42,7 @@ all 1 check $tmp/bad.lua --write-golden $tmp/no-golden.json
 all 1 explain scenarios/ssh_http.lua --packet 999999
 all 2 lint --tc $tmp/bad.tc
 all 1 import dev nosuchdev0
-all 3 import dev lo
+all 0 import dev lo
 all 2 kernel-check --tc /nonexistent.tc scenarios/captures/ssh_hydra.pcap
 ci  1 bpf check -b 1,6\ 0\ 0\ 0,6\ 0\ 0\ 0
 all 1 bpf asm /nonexistent.ops

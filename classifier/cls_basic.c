@@ -383,11 +383,12 @@ static int parse_cmp(const struct em_ctx *c, struct em *e)
 			if (i + 1 >= n->nargs)
 				return em_err(c, i, "cmp: missing argument");
 			a = n->args[++i];
-			if (!strcmp(a, "link") || !strcmp(a, "eth"))
+			/* m_ematch.h's parse_layer: by the first letter */
+			if (a[0] == 'l')
 				v = 0;
-			else if (!strcmp(a, "network") || !strcmp(a, "ip"))
+			else if (a[0] == 'n')
 				v = 1;
-			else if (!strcmp(a, "transport") || !strcmp(a, "tcp"))
+			else if (a[0] == 't')
 				v = 2;
 			else if (em_ul(a, &v))
 				return em_err(c, i, "cmp: invalid layer");

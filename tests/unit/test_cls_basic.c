@@ -148,6 +148,11 @@ static void test_cmp(void)
 			0x10001);
 	CU_ASSERT_EQUAL(classify_with(ADD "'cmp(u16 at 2 layer 2 eq 53)' classid 1:1\n", &u),
 			0x10001);
+	/* parse_layer goes by the first letter */
+	CU_ASSERT_EQUAL(classify_with(ADD "'cmp(u16 at 2 layer tr eq 53)' classid 1:1\n", &u),
+			0x10001);
+	CU_ASSERT_EQUAL(classify_with(ADD "'cmp(u8 at 9 layer net eq 17)' classid 1:1\n", &u),
+			0x10001);
 	CU_ASSERT_EQUAL(classify_with(ADD "'cmp(u16 at 2 layer transport eq 80)' classid 1:1\n", &t),
 			0x10001);
 	CU_ASSERT_EQUAL(classify_with(ADD "'cmp(u16 at 2 layer transport gt 52)' classid 1:1\n", &u),
@@ -265,6 +270,8 @@ static void test_refusals(void)
 		       "cmp: invalid offset, must be numeric", NULL);
 	expect_refusal(&s, ADD "'cmp(u8 at 9 layer 3 eq 6)' classid 1:1", -EINVAL,
 		       "cmp: illegal layer, must be in 0..2", NULL);
+	expect_refusal(&s, ADD "'cmp(u8 at 9 layer eth eq 6)' classid 1:1", -EINVAL,
+		       "cmp: invalid layer", NULL);
 	expect_refusal(&s, ADD "'cmp(u8 at 9 foo eq 6)' classid 1:1", -EINVAL,
 		       "nbyte: unknown parameter", NULL);
 	expect_refusal(&s, ADD "'u32(u8 0x100 0xff at 9)' classid 1:1", -EINVAL,

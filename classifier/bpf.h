@@ -118,6 +118,7 @@ struct bpf_skb {
 	uint32_t hatype; /* ARPHRD_ETHER = 1 */
 	uint32_t hash;   /* skb->hash / rxhash */
 	uint32_t cpu;
+	uint32_t priority; /* skb->priority (cls_basic's meta ematch) */
 	/* SKF_AD_RANDOM: called once per load; NULL gives 0. */
 	uint32_t (*random)(void *arg);
 	void *random_arg;

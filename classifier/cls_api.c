@@ -14,8 +14,9 @@
  * declared and listed here. */
 extern const struct tcf_proto_ops cls_matchall_ops;
 extern const struct tcf_proto_ops cls_fw_ops;
+extern const struct tcf_proto_ops cls_basic_ops;
 static const struct tcf_proto_ops *const kinds[] = {&cls_bpf_ops, &cls_u32_ops, &cls_matchall_ops,
-							 &cls_fw_ops, &cls_flower_ops};
+							 &cls_fw_ops, &cls_flower_ops, &cls_basic_ops};
 
 const struct tcf_proto_ops *tcf_ops_find(const char *kind)
 {
@@ -242,6 +243,7 @@ void pkt_bpf_skb(const struct pkt *p, uint32_t ifindex, struct bpf_skb *skb)
 		.vlan_proto = p->vlan_proto,
 		.ifindex = ifindex,
 		.mark = p->mark,
+		.priority = p->priority,
 		.hatype = 1, /* ARPHRD_ETHER */
 		.hash = p->hash,
 	};

@@ -107,8 +107,9 @@ pq_tcsim_filters() {
 	pq_run "$TCSIM" run --tc "$3/tcsim_f.tc" --rate 100gbit --limit 1 --json - "$2" \
 		>"$3/tcsim_f.out" 2>"$3/tcsim_f.err" </dev/null || return 1
 	# tcsim prints the tc file's show output on stderr under --json -
-	# with the lines a kind continues an entry on (matchall's "  not_in_hw")
-	awk '/^filter / { f = 1; print; next } f && /^  / { print; next } { f = 0 }' \
+	# with the lines a kind continues an entry on (matchall's "  not_in_hw",
+	# and the blank line tc prints after a basic filter's tree)
+	awk '/^filter / { f = 1; print; next } f && (/^  / || /^$/) { print; next } { f = 0 }' \
 		"$3/tcsim_f.err" >"$3/tcsim.filters"
 }
 

@@ -32,7 +32,7 @@
 # the direct-queue case replays at fifty times its pace, not at top speed).
 #
 # The tcsim side: `tcsim run --tc POLICY --rate 0 --mtu 65535 --txqueuelen
-# 1000 --priority 0 --vlan offload --pcap-out DIR ARRIVALS`: a wire as fast
+# 1000 --priority 0 --vlan offload --pcap-out DIR --pcap-epoch zero ARRIVALS`: a wire as fast
 # as a veth (no serialisation), veth's MTU and queue length, priority 0 (a
 # veth resets it), 802.1Q tags out of band (INJP took them off), the
 # recorded arrivals at their recorded times; its per-class pcaps give each
@@ -420,7 +420,7 @@ case_body() {
 	rm -rf "$TMP/out"
 	mkdir "$TMP/out"
 	if ! "$TCSIM" run --tc "$pol" --rate 0 --mtu 65535 --txqueuelen 1000 --priority 0 \
-		--vlan offload --json "$TMP/t.json" --pcap-out "$TMP/out" "$TMP/arr.pcap" \
+		--vlan offload --json "$TMP/t.json" --pcap-out "$TMP/out" --pcap-epoch zero "$TMP/arr.pcap" \
 		>"$TMP/t.txt" 2>"$TMP/t.err"; then
 		report FAIL "tcsim run: $(head -c 300 "$TMP/t.err" | tr '\n' ' ')"
 		return

@@ -355,6 +355,35 @@ static inline void qdisc_trace(const struct qdisc *q, const struct pkt *p, const
 		q->env->tracer->event(q->env->tracer->arg, q, p, ev);
 }
 
+
+/* A root that classifies by itself (sfq, fq_codel) records its verdict on
+ * the packet and tells the device; under a parent the parent's counts. */
+static inline void qdisc_record_verdict(struct qdisc *q, struct pkt *p, enum pkt_verdict_kind v,
+					const struct tcf_result *res, uint32_t classid)
+{
+	if (q->parent_q)
+		return;
+	p->verdict = v;
+	p->classid = classid;
+	p->filter_pref = res ? res->pref : 0;
+	p->filter_handle = res ? res->handle : 0;
+	if (q->env->classified)
+		q->env->classified(q->env->arg, p);
+}
+
+/* A traced packet's classification into a bucket or flow of q (sfq,
+ * fq_codel): minor names it, unless the rule is a drop. */
+static inline void qdisc_trace_bucket(const struct qdisc *q, const struct pkt *p,
+				      enum pkt_verdict_kind v, uint32_t classid,
+				      enum qtrace_rule rule, uint32_t minor)
+{
+	struct qtrace ev = {.kind = QTRACE_CLASSIFY, .verdict = v, .classid = classid,
+			    .rule = rule, .band = -1};
+
+	if (rule != QRULE_DROP)
+		ev.class_chosen = TC_H_MAKE(q->handle, minor);
+	qdisc_trace(q, p, &ev);
+}
 struct qdisc_trace_ctx {
 	const struct qdisc *q;
 	const struct pkt *p;

@@ -401,31 +401,6 @@ static int fqc_change(struct qdisc *q, int argc, char **argv, char *err, size_t 
 
 /* ---- enqueue ---- */
 
-static void fqc_record(struct qdisc *q, struct pkt *p, enum pkt_verdict_kind v,
-		       const struct tcf_result *res, uint32_t classid)
-{
-	if (q->parent_q)
-		return;
-	p->verdict = v;
-	p->classid = classid;
-	p->filter_pref = res ? res->pref : 0;
-	p->filter_handle = res ? res->handle : 0;
-	if (q->env->classified)
-		q->env->classified(q->env->arg, p);
-}
-
-static void fqc_trace_classify(const struct qdisc *q, const struct pkt *p,
-			       enum pkt_verdict_kind v, uint32_t classid, enum qtrace_rule rule,
-			       uint32_t minor)
-{
-	struct qtrace ev = {.kind = QTRACE_CLASSIFY, .verdict = v, .classid = classid,
-			    .rule = rule, .band = -1};
-
-	if (rule != QRULE_DROP)
-		ev.class_chosen = TC_H_MAKE(q->handle, minor);
-	qdisc_trace(q, p, &ev);
-}
-
 /* fq_codel_classify: flow + 1, or 0 (the packet is to be dropped; *stolen
  * when an action took it, which is no drop of fq_codel's) */
 static uint32_t fqc_classify(struct qdisc *q, struct pkt *p, int *stolen)
@@ -438,20 +413,20 @@ static uint32_t fqc_classify(struct qdisc *q, struct pkt *p, int *stolen)
 
 	*stolen = 0;
 	if (TC_H_MAJ(prio) == q->handle && TC_H_MIN(prio) > 0 && TC_H_MIN(prio) <= fd->flows_cnt) {
-		fqc_record(q, p, VERDICT_PRIORITY, NULL, prio);
+		qdisc_record_verdict(q, p, VERDICT_PRIORITY, NULL, prio);
 		if (p->traced)
-			fqc_trace_classify(q, p, VERDICT_PRIORITY, prio, QRULE_PRIORITY, TC_H_MIN(prio));
+			qdisc_trace_bucket(q, p, VERDICT_PRIORITY, prio, QRULE_PRIORITY, TC_H_MIN(prio));
 		return TC_H_MIN(prio);
 	}
 	if (!q->chain.head) {
-		fqc_record(q, p, VERDICT_NONE, NULL, 0);
+		qdisc_record_verdict(q, p, VERDICT_NONE, NULL, 0);
 		return fqc_hash(q, p) + 1;
 	}
 	qdisc_pkt_skb(q, p, &skb);
 	r = p->traced ? qdisc_classify_traced(q, p, &skb, &res)
 		       : tcf_classify(&q->chain, &skb, qdisc_pkt_protocol(p), &res);
 	minor = TC_H_MIN(res.classid);
-	fqc_record(q, p, r >= 0 ? VERDICT_FILTER : VERDICT_UNCLASSIFIED, r >= 0 ? &res : NULL,
+	qdisc_record_verdict(q, p, r >= 0 ? VERDICT_FILTER : VERDICT_UNCLASSIFIED, r >= 0 ? &res : NULL,
 		   r >= 0 ? res.classid : 0);
 	if (r == TC_ACT_STOLEN || r == TC_ACT_QUEUED || r == TC_ACT_TRAP) {
 		*stolen = 1;
@@ -460,7 +435,7 @@ static uint32_t fqc_classify(struct qdisc *q, struct pkt *p, int *stolen)
 		minor = 0;
 	}
 	if (p->traced)
-		fqc_trace_classify(q, p, r >= 0 ? VERDICT_FILTER : VERDICT_UNCLASSIFIED,
+		qdisc_trace_bucket(q, p, r >= 0 ? VERDICT_FILTER : VERDICT_UNCLASSIFIED,
 				   r >= 0 ? res.classid : 0, minor ? QRULE_FILTER : QRULE_DROP, minor);
 	return minor;
 }

@@ -500,32 +500,6 @@ static void sfq_unaccount(struct qdisc *q, const struct pkt *p)
 	q->s.backlog -= p->len;
 }
 
-static void sfq_record(struct qdisc *q, struct pkt *p, enum pkt_verdict_kind v,
-		       const struct tcf_result *res, uint32_t classid)
-{
-	if (q->parent_q)
-		return;
-	p->verdict = v;
-	p->classid = classid;
-	p->filter_pref = res ? res->pref : 0;
-	p->filter_handle = res ? res->handle : 0;
-	if (q->env->classified)
-		q->env->classified(q->env->arg, p);
-}
-
-/* A traced packet's classification by sfq's own filters or priority. */
-static void sfq_trace_classify(const struct qdisc *q, const struct pkt *p,
-			       enum pkt_verdict_kind v, uint32_t classid, enum qtrace_rule rule,
-			       uint32_t minor)
-{
-	struct qtrace ev = {.kind = QTRACE_CLASSIFY, .verdict = v, .classid = classid,
-			    .rule = rule, .band = -1};
-
-	if (rule != QRULE_DROP)
-		ev.class_chosen = TC_H_MAKE(q->handle, minor);
-	qdisc_trace(q, p, &ev);
-}
-
 /* A traced packet queued in slot x of bucket hash. */
 static void sfq_trace_enqueue(const struct qdisc *q, const struct pkt *p, uint32_t hash,
 			      uint16_t x)
@@ -549,13 +523,13 @@ static uint32_t sfq_classify(struct qdisc *q, struct pkt *p, int *ret)
 	int r;
 
 	if (TC_H_MAJ(prio) == q->handle && TC_H_MIN(prio) > 0 && TC_H_MIN(prio) <= sd->divisor) {
-		sfq_record(q, p, VERDICT_PRIORITY, NULL, prio);
+		qdisc_record_verdict(q, p, VERDICT_PRIORITY, NULL, prio);
 		if (p->traced)
-			sfq_trace_classify(q, p, VERDICT_PRIORITY, prio, QRULE_PRIORITY, TC_H_MIN(prio));
+			qdisc_trace_bucket(q, p, VERDICT_PRIORITY, prio, QRULE_PRIORITY, TC_H_MIN(prio));
 		return TC_H_MIN(prio);
 	}
 	if (!q->chain.head) {
-		sfq_record(q, p, VERDICT_NONE, NULL, 0);
+		qdisc_record_verdict(q, p, VERDICT_NONE, NULL, 0);
 		b = sfq_hash(q, p);
 		if (b >= 0)
 			return (uint32_t)b + 1;
@@ -566,14 +540,14 @@ static uint32_t sfq_classify(struct qdisc *q, struct pkt *p, int *ret)
 	r = p->traced ? qdisc_classify_traced(q, p, &skb, &res)
 		       : tcf_classify(&q->chain, &skb, qdisc_pkt_protocol(p), &res);
 	if (p->traced)
-		sfq_trace_classify(q, p, r >= 0 ? VERDICT_FILTER : VERDICT_UNCLASSIFIED,
+		qdisc_trace_bucket(q, p, r >= 0 ? VERDICT_FILTER : VERDICT_UNCLASSIFIED,
 				   r >= 0 ? res.classid : 0,
 				   r >= 0 && r != TC_ACT_SHOT && TC_H_MIN(res.classid) <= sd->divisor &&
 					   TC_H_MIN(res.classid) > 0
 				       ? QRULE_FILTER
 				       : QRULE_DROP,
 				   TC_H_MIN(res.classid));
-	sfq_record(q, p, r >= 0 ? VERDICT_FILTER : VERDICT_UNCLASSIFIED, r >= 0 ? &res : NULL,
+	qdisc_record_verdict(q, p, r >= 0 ? VERDICT_FILTER : VERDICT_UNCLASSIFIED, r >= 0 ? &res : NULL,
 		   r >= 0 ? res.classid : 0);
 	if (r == TC_ACT_STOLEN || r == TC_ACT_QUEUED || (r == TC_ACT_TRAP && sd->current)) {
 		/* consumed by an action: gone, but not a drop of sfq's */

@@ -108,6 +108,7 @@ struct progress {
 	struct sim *s;
 	struct timespec t0, last;
 	int shown;
+	double after; /* seconds before the first line: 1, or TCSIM_PROGRESS_AFTER (tests) */
 };
 
 static double since(const struct timespec *a, const struct timespec *b)
@@ -126,7 +127,7 @@ static int progress_poll(void *arg, char *err, size_t errlen)
 	(void)errlen;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	el = since(&p->t0, &now);
-	if (el < 1.0 || (p->shown && since(&p->last, &now) < 0.25))
+	if (el < p->after || (p->shown && since(&p->last, &now) < 0.25))
 		return 0;
 	p->last = now;
 	for (int i = 0; i < p->s->ndevs; i++)
@@ -282,6 +283,7 @@ int cmd_sim_run(int argc, char **argv)
 	}
 	if (!quiet && isatty(STDERR_FILENO)) {
 		prog.s = &s;
+		prog.after = getenv("TCSIM_PROGRESS_AFTER") ? atof(getenv("TCSIM_PROGRESS_AFTER")) : 1.0;
 		clock_gettime(CLOCK_MONOTONIC, &prog.t0);
 		s.poll = progress_poll;
 		s.poll_arg = &prog;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qdisc.h"
 #include "tc.h"
 
 void tcu_sim_default(struct sim *s)
@@ -57,8 +58,8 @@ void tcu_expect_output(struct sim *s, const char *script, const char *want)
 	free(o);
 }
 
-void tcu_expect_refusal(struct sim *s, const char *line, int code, const char *m1,
-			const char *m2, const char *before)
+void tcu_expect_refusal(struct sim *s, const char *line, int code, const char *m1, const char *m2,
+			const char *before)
 {
 	char err[1024];
 	int r;
@@ -77,4 +78,22 @@ void tcu_expect_refusal(struct sim *s, const char *line, int code, const char *m
 	CU_ASSERT_PTR_NULL(strchr(err, '\n'));
 	if (before)
 		tcu_expect_output(s, "tc filter show dev eth0", before);
+}
+
+long tcu_classify_mark(struct sim *s, uint32_t mark, uint16_t proto, struct tcf_result *res)
+{
+	struct dev *d = sim_dev_find(s, "eth0");
+	struct bpf_skb skb;
+	static uint8_t frame[64];
+
+	memset(&skb, 0, sizeof(skb));
+	skb.data = frame;
+	skb.caplen = skb.len = sizeof(frame);
+	skb.net_off = 14;
+	skb.protocol = proto;
+	skb.mark = mark;
+	memset(res, 0, sizeof(*res));
+	if (tcf_classify(&d->root->chain, &skb, proto, res) < 0)
+		return -1;
+	return res->classid;
 }

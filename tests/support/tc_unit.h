@@ -6,7 +6,9 @@
 #define TCSIM_TC_UNIT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
+#include "cls.h"
 #include "sim.h"
 
 /* s made with the default configuration and BPF kernel mode k (CUnit
@@ -23,7 +25,12 @@ void tcu_expect_output(struct sim *s, const char *script, const char *want);
 /* One line fails with code and a one-line message naming t.tc:1 and
  * holding m1 (and m2, unless NULL); `tc filter show dev eth0` is then
  * still `before`, unless that is NULL. */
-void tcu_expect_refusal(struct sim *s, const char *line, int code, const char *m1,
-			const char *m2, const char *before);
+void tcu_expect_refusal(struct sim *s, const char *line, int code, const char *m1, const char *m2,
+			const char *before);
+
+/* The root qdisc's filter chain of device eth0 on a 64-byte zero frame
+ * with this mark and protocol: the classid (res->classid), or -1 when
+ * nothing matched. */
+long tcu_classify_mark(struct sim *s, uint32_t mark, uint16_t proto, struct tcf_result *res);
 
 #endif

@@ -17,27 +17,6 @@
 static const char prio_root[] =
     "tc qdisc add dev eth0 root handle 1: prio bands 3 priomap 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2\n";
 
-
-/* The root's classification of a packet with this mark and protocol:
- * the classid (res->classid), or -1 when nothing matched. */
-static long classify(struct sim *s, uint32_t mark, uint16_t proto, struct tcf_result *res)
-{
-	struct dev *d = sim_dev_find(s, "eth0");
-	struct bpf_skb skb;
-	static uint8_t frame[64];
-
-	memset(&skb, 0, sizeof(skb));
-	skb.data = frame;
-	skb.caplen = skb.len = sizeof(frame);
-	skb.net_off = 14;
-	skb.protocol = proto;
-	skb.mark = mark;
-	memset(res, 0, sizeof(*res));
-	if (tcf_classify(&d->root->chain, &skb, proto, res) < 0)
-		return -1;
-	return res->classid;
-}
-
 /* The kernel's dump: bucket by bucket (the mark's bytes folded), each
  * bucket newest first; the mask after the handle unless it is all ones; a
  * filter without a classid has no options and prints nothing. */
@@ -199,26 +178,26 @@ static void test_classify_masked(void)
 		 "tc filter add dev eth0 parent 1: pref 3 handle 3/0 fw classid 1:1\n",
 		 prio_root);
 	tcu_expect_output(&s, script, "");
-	CU_ASSERT_EQUAL(classify(&s, 7, 0x0800, &res), 0x10001);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 7, 0x0800, &res), 0x10001);
 	CU_ASSERT_EQUAL(res.pref, 1);
 	CU_ASSERT_EQUAL(res.handle, 7);
-	CU_ASSERT_EQUAL(classify(&s, 0x307, 0x0800, &res), 0x10001); /* & 0xff = 7 */
-	CU_ASSERT_EQUAL(classify(&s, 0xabcdef07, 0x0806, &res), 0x10001);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0x307, 0x0800, &res), 0x10001); /* & 0xff = 7 */
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0xabcdef07, 0x0806, &res), 0x10001);
 	/* 0x108 & 0xff = 8, never 0x108: that filter can never match */
-	CU_ASSERT_EQUAL(classify(&s, 0x108, 0x0800, &res), -1);
-	CU_ASSERT_EQUAL(classify(&s, 8, 0x0800, &res), -1);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0x108, 0x0800, &res), -1);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 8, 0x0800, &res), -1);
 	/* pref 2, mask all ones: exact */
-	CU_ASSERT_EQUAL(classify(&s, 5, 0x0800, &res), 0x10002);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 5, 0x0800, &res), 0x10002);
 	CU_ASSERT_EQUAL(res.pref, 2);
-	CU_ASSERT_EQUAL(classify(&s, 0x10005, 0x0800, &res), 0x10003);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0x10005, 0x0800, &res), 0x10003);
 	CU_ASSERT_EQUAL(res.handle, 0x10005);
-	CU_ASSERT_EQUAL(classify(&s, 0x105, 0x0800, &res), -1);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0x105, 0x0800, &res), -1);
 	/* mask 0: every mark looks up 0, and handle 3 is not 0 */
-	CU_ASSERT_EQUAL(classify(&s, 3, 0x0800, &res), -1);
-	CU_ASSERT_EQUAL(classify(&s, 0, 0x0800, &res), -1);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 3, 0x0800, &res), -1);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0, 0x0800, &res), -1);
 	tcu_expect_output(&s, "tc filter replace dev eth0 parent 1: pref 2 handle 5 fw classid 1:3",
 		      "");
-	CU_ASSERT_EQUAL(classify(&s, 5, 0x0800, &res), 0x10003);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 5, 0x0800, &res), 0x10003);
 	/* a replace without a classid leaves none: no class, no line */
 	tcu_expect_output(&s,
 		      "tc filter replace dev eth0 parent 1: pref 2 handle 5 fw classid 0\n"
@@ -226,13 +205,13 @@ static void test_classify_masked(void)
 		      "filter parent 1: protocol all fw chain 0 \n"
 		      "filter parent 1: protocol all fw chain 0 handle 0x10005 classid 1:3 \n"
 		      "filter parent 1: protocol all fw chain 0 \n");
-	CU_ASSERT_EQUAL(classify(&s, 5, 0x0800, &res), 0);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 5, 0x0800, &res), 0);
 	tcu_expect_output(&s,
 		      "tc filter del dev eth0 parent 1: pref 2 handle 5 fw\n"
 		      "tc filter del dev eth0 parent 1: pref 2 handle 0x10005/0xff fw\n"
 		      "tc filter show dev eth0 pref 2",
 		      "");
-	CU_ASSERT_EQUAL(classify(&s, 0x10005, 0x0800, &res), -1);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0x10005, 0x0800, &res), -1);
 	sim_free(&s);
 }
 
@@ -255,14 +234,14 @@ static void test_old_method(void)
 		 "tc filter add dev eth0 parent 1: pref 2 matchall classid 1:3\n",
 		 prio_root);
 	tcu_expect_output(&s, script, "");
-	CU_ASSERT_EQUAL(classify(&s, 2, 0x0800, &res), 2); /* 0:2 */
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 2, 0x0800, &res), 2); /* 0:2 */
 	CU_ASSERT_EQUAL(res.pref, 1);
-	CU_ASSERT_EQUAL(classify(&s, 0x10002, 0x0800, &res), 0x10002); /* 1:2 */
-	CU_ASSERT_EQUAL(classify(&s, 0xffff, 0x0800, &res), 0xffff);
-	CU_ASSERT_EQUAL(classify(&s, 0x20002, 0x0800, &res),
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0x10002, 0x0800, &res), 0x10002); /* 1:2 */
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0xffff, 0x0800, &res), 0xffff);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0x20002, 0x0800, &res),
 			0x10003); /* another major: on to pref 2 */
 	CU_ASSERT_EQUAL(res.pref, 2);
-	CU_ASSERT_EQUAL(classify(&s, 0, 0x0800, &res), 0x10003); /* no mark */
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0, 0x0800, &res), 0x10003); /* no mark */
 	o = tcu_run(&s, "tc filter show dev eth0", NULL, &r, err, sizeof(err));
 	CU_ASSERT_EQUAL(r, -EMSGSIZE);
 	CU_ASSERT_STRING_EQUAL(o, "filter parent 1: protocol all pref 1 fw chain 0 \n");
@@ -277,8 +256,8 @@ static void test_old_method(void)
 	tcu_expect_refusal(&s, "tc filter del dev eth0 parent 1: pref 1 handle 1 fw", -ENOENT,
 		       "Specified filter handle not found", NULL, NULL);
 	tcu_expect_output(&s, "tc filter add dev eth0 parent 1: pref 1 handle 2 fw classid 1:1", "");
-	CU_ASSERT_EQUAL(classify(&s, 2, 0x0800, &res), 0x10001);
-	CU_ASSERT_EQUAL(classify(&s, 0x10002, 0x0800, &res), 0x10003); /* not the old method now */
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 2, 0x0800, &res), 0x10001);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0x10002, 0x0800, &res), 0x10003); /* not the old method now */
 	tcu_expect_output(&s, "tc filter show dev eth0 pref 1",
 		      "filter parent 1: protocol all fw chain 0 \n"
 		      "filter parent 1: protocol all fw chain 0 handle 0x2 classid 1:1 \n");
@@ -290,8 +269,8 @@ static void test_old_method(void)
 		      "tc qdisc add dev eth0 root handle 8: prio\n"
 		      "tc filter add dev eth0 parent 8: pref 1 fw\n",
 		      "");
-	CU_ASSERT_EQUAL(classify(&s, 0x80003, 0x0800, &res), 0x80003);
-	CU_ASSERT_EQUAL(classify(&s, 0x10003, 0x0800, &res), -1);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0x80003, 0x0800, &res), 0x80003);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0x10003, 0x0800, &res), -1);
 	sim_free(&s);
 }
 

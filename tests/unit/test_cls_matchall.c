@@ -16,27 +16,6 @@
 static const char prio_root[] =
     "tc qdisc add dev eth0 root handle 1: prio bands 3 priomap 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2\n";
 
-
-/* The root's classification of a packet with this mark and protocol:
- * the classid (res->classid), or -1 when nothing matched. */
-static long classify(struct sim *s, uint32_t mark, uint16_t proto, struct tcf_result *res)
-{
-	struct dev *d = sim_dev_find(s, "eth0");
-	struct bpf_skb skb;
-	static uint8_t frame[64];
-
-	memset(&skb, 0, sizeof(skb));
-	skb.data = frame;
-	skb.caplen = skb.len = sizeof(frame);
-	skb.net_off = 14;
-	skb.protocol = proto;
-	skb.mark = mark;
-	memset(res, 0, sizeof(*res));
-	if (tcf_classify(&d->root->chain, &skb, proto, res) < 0)
-		return -1;
-	return res->classid;
-}
-
 static const char one_filter[] =
     "filter parent 1: protocol all pref 49152 matchall chain 0 \n"
     "filter parent 1: protocol all pref 49152 matchall chain 0 handle 0x1 flowid 1:1 \n"
@@ -165,11 +144,11 @@ static void test_classify(void)
 	    "tc filter add dev eth0 parent 1: pref 10 handle 9 protocol ip matchall classid 1:1\n",
 	    prio_root);
 	tcu_expect_output(&s, script, "");
-	CU_ASSERT_EQUAL(classify(&s, 0, 0x0800, &res), 0x10001);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0, 0x0800, &res), 0x10001);
 	CU_ASSERT_EQUAL(res.pref, 10);
 	CU_ASSERT_EQUAL(res.handle, 9);
-	CU_ASSERT_EQUAL(classify(&s, 0xffffffff, 0x0800, &res), 0x10001);
-	CU_ASSERT_EQUAL(classify(&s, 0, 0x0806, &res), 0x10003); /* ARP: pref 10 is ip only */
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0xffffffff, 0x0800, &res), 0x10001);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0, 0x0806, &res), 0x10003); /* ARP: pref 10 is ip only */
 	CU_ASSERT_EQUAL(res.pref, 20);
 	CU_ASSERT_EQUAL(res.handle, 1);
 	/* tc -s: the rule hits */
@@ -186,13 +165,13 @@ static void test_classify(void)
 		      "tc filter del dev eth0 parent 1: pref 10 handle 9 matchall\n"
 		      "tc filter show dev eth0 pref 10",
 		      "");
-	CU_ASSERT_EQUAL(classify(&s, 0, 0x0800, &res), 0x10003);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0, 0x0800, &res), 0x10003);
 	/* and the pref is free again */
 	tcu_expect_output(&s,
 		      "tc filter add dev eth0 parent 1: pref 10 matchall classid 1:2\n"
 		      "tc filter del dev eth0 parent 1: pref 20\n",
 		      "");
-	CU_ASSERT_EQUAL(classify(&s, 0, 0x0806, &res), 0x10002);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0, 0x0806, &res), 0x10002);
 	sim_free(&s);
 }
 

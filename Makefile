@@ -223,8 +223,11 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tcsim $(DESTDIR)$(MANDIR)/man1/tcsim.1 $(DESTDIR)$(COMPLETIONSDIR)/tcsim
 	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(DATADIR)
 
+# The files this change touches (modified, added, untracked), not the whole
+# tree: reformatting untouched files only makes merges conflict.
 format:
-	clang-format -i $$(git ls-files '*.c' '*.h')
+	@files=$$( { git diff --name-only --diff-filter=AM HEAD; git ls-files --others --exclude-standard; } | grep -E '\.[ch]$$' | sort -u); \
+	if [ -n "$$files" ]; then clang-format -i $$files; echo "formatted: "$$files; fi
 
 clean:
 	rm -rf build build-asan tcsim

@@ -1,6 +1,6 @@
 /* ns3_prio.cc - the peer of `make bench-peers`: ns-3's PrioQueueDisc over a capture.
  *
- * usage: ns3_prio CAPTURE.pcap [PRIOMAP]
+ * usage: ns3_prio [--direct] CAPTURE.pcap [PRIOMAP]
  *
  * Every frame of the capture (libpcap, nanosecond timestamps) arrives at its
  * timestamp, shifted so the first one arrives at 0 (a timestamp earlier than
@@ -19,6 +19,10 @@
  * queue is one packet, the least ns-3 allows; the queue disc stops while it is
  * full, so ns-3 hands the device the next packet as soon as the wire starts the
  * current one (a one-packet driver ring), where tcsim dequeues when the wire frees.
+ *
+ * --direct, a control: the same PrioQueueDisc tree outside the traffic control
+ * layer, dequeued by this program when the wire frees (the device's queue stays
+ * empty), as tcsim does; its delays must be tcsim's to the nanosecond.
  *
  * Prints, one "key value" per line: packets read, then per band the packets
  * sent and dropped, the mean queueing delay (arrival to the start of the
@@ -67,7 +71,9 @@ struct BandStats {
 struct Peer {
 	pcap_t *pc = nullptr;
 	Ptr<NetDevice> dev;
-	Ptr<TrafficControlLayer> tc;
+	Ptr<TrafficControlLayer> tc; /* null with --direct */
+	Ptr<QueueDisc> prio;
+	bool busy = false; /* --direct: the wire is sending */
 	int64_t t0 = 0, last = 0;
 	bool started = false, read_error = false;
 	uint64_t packets = 0;
@@ -76,7 +82,8 @@ struct Peer {
 	std::vector<int8_t> band;     /* the band that dequeued it */
 	BandStats bands[NBANDS];
 	bool Next();
-	void Arrive(Ptr<Packet> p, uint8_t prio);
+	void Arrive(Ptr<Packet> p, uint8_t priority);
+	void Kick();
 };
 
 Peer peer;
@@ -123,10 +130,10 @@ bool Peer::Next()
 	return true;
 }
 
-void Peer::Arrive(Ptr<Packet> p, uint8_t prio)
+void Peer::Arrive(Ptr<Packet> p, uint8_t priority)
 {
 	SocketPriorityTag tag;
-	tag.SetPriority(prio);
+	tag.SetPriority(priority);
 	p->AddPacketTag(tag);
 	if (packets == 0)
 		uid0 = p->GetUid();
@@ -138,8 +145,34 @@ void Peer::Arrive(Ptr<Packet> p, uint8_t prio)
 	}
 	arrival[i] = Simulator::Now().GetNanoSeconds();
 	packets++;
-	tc->Send(dev, Create<FrameItem>(p, dev->GetBroadcast(), 0x0800));
+	Ptr<QueueDiscItem> item = Create<FrameItem>(p, dev->GetBroadcast(), 0x0800);
+	if (tc) {
+		tc->Send(dev, item);
+	} else {
+		prio->Enqueue(item);
+		Kick();
+	}
 	Next();
+}
+
+/* --direct: the device takes a packet from the queue disc when its wire is free. */
+void Peer::Kick()
+{
+	if (busy)
+		return;
+	Ptr<QueueDiscItem> item = prio->Dequeue();
+	if (!item)
+		return;
+	busy = true;
+	dev->Send(item->GetPacket(), item->GetAddress(), item->GetProtocol());
+}
+
+/* --direct: the wire is free; ask the queue disc once the device has finished
+ * with the packet sent (it clears it after this trace). */
+void TxEnd(Ptr<const Packet> p)
+{
+	peer.busy = false;
+	Simulator::ScheduleNow(&Peer::Kick, &peer);
 }
 
 void BandDequeue(int b, Ptr<const QueueDiscItem> item)
@@ -187,8 +220,11 @@ int64_t Mean(int64_t sum, uint64_t n)
 int main(int argc, char **argv)
 {
 	auto w0 = std::chrono::steady_clock::now();
+	bool direct = argc > 1 && !strcmp(argv[1], "--direct");
+	argc -= direct;
+	argv += direct;
 	if (argc < 2 || argc > 3 || (argc == 3 && !PriomapOk(argv[2]))) {
-		fprintf(stderr, "usage: ns3_prio CAPTURE.pcap [PRIOMAP: 16 bands, each 0 to %d]\n", NBANDS - 1);
+		fprintf(stderr, "usage: ns3_prio [--direct] CAPTURE.pcap [PRIOMAP: 16 bands, each 0 to %d]\n", NBANDS - 1);
 		return 2;
 	}
 	const char *priomap = argc == 3 ? argv[2] : PRIOMAP;
@@ -211,16 +247,27 @@ int main(int argc, char **argv)
 	p2p.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1p"));
 	NetDeviceContainer devs = p2p.Install(nodes);
 	peer.dev = devs.Get(0);
-	peer.tc = CreateObject<TrafficControlLayer>();
-	nodes.Get(0)->AggregateObject(peer.tc);
-
-	TrafficControlHelper tch;
-	uint16_t root = tch.SetRootQueueDisc("ns3::PrioQueueDisc", "Priomap", StringValue(priomap));
-	TrafficControlHelper::ClassIdList cls = tch.AddQueueDiscClasses(root, NBANDS, "ns3::QueueDiscClass");
-	for (int b = 0; b < NBANDS; b++)
-		tch.AddChildQueueDisc(root, cls[b], "ns3::FifoQueueDisc", "MaxSize", StringValue("1000p"));
-	QueueDiscContainer qdiscs = tch.Install(peer.dev);
-	Ptr<QueueDisc> prio = qdiscs.Get(0);
+	if (!direct) {
+		peer.tc = CreateObject<TrafficControlLayer>();
+		nodes.Get(0)->AggregateObject(peer.tc);
+		TrafficControlHelper tch;
+		uint16_t root = tch.SetRootQueueDisc("ns3::PrioQueueDisc", "Priomap", StringValue(priomap));
+		TrafficControlHelper::ClassIdList cls = tch.AddQueueDiscClasses(root, NBANDS, "ns3::QueueDiscClass");
+		for (int b = 0; b < NBANDS; b++)
+			tch.AddChildQueueDisc(root, cls[b], "ns3::FifoQueueDisc", "MaxSize", StringValue("1000p"));
+		peer.prio = tch.Install(peer.dev).Get(0);
+	} else {
+		/* the same tree, outside the traffic control layer: only Kick dequeues */
+		peer.prio = CreateObjectWithAttributes<PrioQueueDisc>("Priomap", StringValue(priomap));
+		for (int b = 0; b < NBANDS; b++) {
+			Ptr<QueueDiscClass> c = CreateObject<QueueDiscClass>();
+			c->SetQueueDisc(CreateObjectWithAttributes<FifoQueueDisc>("MaxSize", StringValue("1000p")));
+			peer.prio->AddQueueDiscClass(c);
+		}
+		peer.prio->Initialize();
+		peer.dev->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&TxEnd));
+	}
+	Ptr<QueueDisc> prio = peer.prio;
 	nodes.Get(0)->Initialize(); /* the traffic control layer finds the device's queue */
 
 	for (int b = 0; b < NBANDS; b++) {

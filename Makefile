@@ -208,6 +208,7 @@ $(PEERS_DIR)/.deps-ns3: | $(BUILD)/.deps-build
 	@if ! pkg-config --exists $(NS3_PKGS) 2>/dev/null || ! command -v $(CXX) >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(NS3_DEB) || exit 1; \
+	    pkg-config --exists $(NS3_PKGS) || { echo "tcsim: $(NS3_DEB) is installed but pkg-config finds no $(NS3_PKGS)" >&2; exit 1; }; \
 	  else echo "tcsim: make bench-peers needs ns-3 and a C++ compiler: the Debian package $(NS3_DEB); run 'sudo make bench-peers' or apt-get install $(NS3_DEB)" >&2; exit 1; fi; \
 	fi
 	@mkdir -p $(dir $@) && touch $@

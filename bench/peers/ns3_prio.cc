@@ -15,10 +15,12 @@
  *
  * The queued item is the whole Ethernet frame (tcsim's qdisc_pkt_len); the device
  * adds its 2-byte PPP header, so a frame of L bytes holds the wire for
- * (L + 2) * 800 ns, as `tcsim run --overhead 2` does. The device's own transmit
- * queue is one packet, the least ns-3 allows; the queue disc stops while it is
- * full, so ns-3 hands the device the next packet as soon as the wire starts the
- * current one (a one-packet driver ring), where tcsim dequeues when the wire frees.
+ * (L + 2) * 800 ns, as `tcsim run --overhead 2` does (an 802.1Q tag would count
+ * here, where tcsim offloads it; the bench's capture has none). The device's own
+ * transmit queue is one packet, the least ns-3 allows; the queue disc stops while
+ * it is full, so ns-3 hands the device the next packet as soon as the wire starts
+ * the current one (a one-packet driver ring), where tcsim dequeues when the wire
+ * frees.
  *
  * --direct, a control: the same PrioQueueDisc tree outside the traffic control
  * layer, dequeued by this program when the wire frees (the device's queue stays

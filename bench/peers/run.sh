@@ -4,10 +4,11 @@
 #   sh bench/peers/run.sh TCSIM NS3_PRIO CAPTURE [REPS]
 # Each repetition runs tcsim, then ns-3, as whole processes (reading the capture,
 # simulating, printing the results); the figures are the medians over REPS [5].
-# Two control runs, untimed, check the alignment first: a FIFO (every packet in
+# Two control runs, untimed, check the alignment: a FIFO (every packet in
 # band 1), where no order can change, and ns-3's PrioQueueDisc dequeued when the
 # wire frees (ns3_prio --direct, no device queue); both must give tcsim's mean
-# delays to the nanosecond. Exit 1 when they do not, or when a tool fails.
+# delays to the nanosecond. Exit 1 when they do not, when a band's packet or
+# drop counts differ between the tools, or when a tool fails.
 set -u
 TCSIM=$1 NS3=$2 CAP=$3 REPS=${4:-5}
 DIR=$(dirname "$0")

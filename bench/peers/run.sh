@@ -107,6 +107,7 @@ bad=0 direct=0
 # the integral of the unfinished work, the same for every work-conserving order.
 wt=0 wn=0 wb=0
 for b in 0 1; do
+	# shellcheck disable=SC2046 # the fields, split on purpose
 	set -- $(tcsim_class "$TMP/t1.json" "1:$((b + 1))")
 	[ $# = 4 ] || fail "cannot read tcsim's JSON ($TMP/t1.json)"
 	npk=$(ns3_key "$TMP/n1.txt" band${b}_sent)
@@ -127,6 +128,7 @@ done
 awk -v t="$wt" -v n="$wn" -v b="$wb" 'BEGIN {
 	printf "  both bands, each mean weighted by its wire bytes: tcsim %.1f us, ns-3 %.1f us (%+.3f %%)\n",
 	       t / b / 1e3, n / b / 1e3, (n - t) / t * 100 }'
+# shellcheck disable=SC2046 # the fields, split on purpose
 set -- $(tcsim_class "$TMP/tf.json" 1:2)
 [ $# = 4 ] || fail "cannot read tcsim's JSON ($TMP/tf.json)"
 tf_pk=$1 tf_mean=$3

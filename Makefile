@@ -69,10 +69,11 @@ tcsim: $(BUILD)/tcsim
 $(BUILD)/tcsim: $(BUILD)/cmd/main.o $(BUILD)/libtcsim.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-$(BUILD)/cmd/main.o: override CFLAGS += -DTCSIM_VERSION='"$(TCSIM_VERSION)"'
-# main.o is rebuilt when the version string changes (a new commit), not only
-# when main.c does: the stamp is rewritten only when its text differs.
-$(BUILD)/cmd/main.o: $(BUILD)/version.stamp
+$(BUILD)/base/version.o: override CFLAGS += -DTCSIM_VERSION='"$(TCSIM_VERSION)"'
+# version.o (base/version.c: tcsim_version, for --version and goldens) is
+# rebuilt when the version string changes (a new commit), not only when
+# version.c does: the stamp is rewritten only when its text differs.
+$(BUILD)/base/version.o: $(BUILD)/version.stamp
 $(BUILD)/version.stamp: FORCE | $(BUILD)/.deps-build
 	@echo '$(TCSIM_VERSION)' | cmp -s - $@ 2>/dev/null || echo '$(TCSIM_VERSION)' > $@
 FORCE:

@@ -197,4 +197,9 @@ expect_err "--pcap-format other" "--pcap-format 'ng': not a valid value" $TCSIM 
 expect_err "--pcap-format without --pcap-out" "--pcap-format needs --pcap-out DIR" $TCSIM $RUN --pcap-format pcapng $P
 "$TCSIM" $RUN --pcap-format pcapng $P >/dev/null 2>&1; [ $? -eq 2 ] && ok || bad "--pcap-format without --pcap-out: not exit 2"
 [ ! -e "$O/x" ] && ok || bad "a refused run left $O/x"
+# a run that fails (a capture cut short) leaves no pcapng and no temporary directory
+head -c 3000 scenarios/captures/ssh_hydra.pcap >"$T_TMP/cut.pcap"
+mkdir -p "$O/fail"
+$TCSIM $RUN --pcap-format pcapng --pcap-out "$O/fail" "$T_TMP/cut.pcap" >"$T_TMP/out" 2>"$T_TMP/err" && bad "a cut capture: exit 0"
+[ -z "$(ls -A "$O/fail")" ] && [ ! -s "$T_TMP/out" ] && [ "$(wc -l <"$T_TMP/err")" -eq 1 ] && ok || bad "a failed pcapng run left: $(ls -A "$O/fail") $(cat "$T_TMP/err")"
 finish

@@ -186,6 +186,13 @@ static void golden_cases(struct scenario *sc, const struct json *want, const str
 	free(buf);
 }
 
+/* s on one line: a golden's control characters print as '?' */
+static void print_line_safe(const char *s)
+{
+	for (; *s; s++)
+		putchar((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
+}
+
 /* One line when the golden was made by another release of tcsim, or for
  * another kernel mode, than this run: the results compare all the same
  * (made_with is ignored), but a difference may come from there. Another
@@ -205,9 +212,13 @@ static void made_with_note(lua_State *L, struct scenario *sc, const struct json 
 	kernel_mode(L, sc, mode, sizeof(mode));
 	vl = tcsim_release_len(v);
 	ml = tcsim_release_len(me);
-	if (strcmp(k, mode) || vl != ml || strncmp(v, me, vl) || (ndiff && strcmp(v, me)))
-		printf("check %s: %s was made by tcsim %s, kernel %s; this is tcsim %s, kernel %s\n",
-		       sc->o->path, sc->o->expect, v, k, me, mode);
+	if (!strcmp(k, mode) && vl == ml && !strncmp(v, me, vl) && !(ndiff && strcmp(v, me)))
+		return;
+	printf("check %s: %s was made by tcsim ", sc->o->path, sc->o->expect);
+	print_line_safe(v);
+	fputs(", kernel ", stdout);
+	print_line_safe(k);
+	printf("; this is tcsim %s, kernel %s\n", me, mode);
 }
 
 /* --expect: the differences, on stdout; 0 when none. */

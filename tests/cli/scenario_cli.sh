@@ -99,6 +99,10 @@ expect_status "another commit: same" 0 $TCSIM check scenarios/ssh_http.lua --exp
 sed 's/"classid": "1:1", "packets": 588,/"classid": "1:1", "packets": 587,/' "$T_TMP/commit" >"$T_TMP/commit2"
 expect_status "another commit: a difference" 1 $TCSIM check scenarios/ssh_http.lua --expect "$T_TMP/commit2" --quiet
 grep -qx "check scenarios/ssh_http.lua: $T_TMP/commit2 was made by tcsim [^ ]* (git 1234567), kernel current; this is tcsim $V, kernel current" "$T_TMP/out" && [ "$(wc -l <"$T_TMP/out")" -eq 3 ] && ok || { bad "another commit, a difference: output"; cat "$T_TMP/out"; }
+# a golden's control characters do not make the line two
+sed 's/^"made_with": .*/"made_with": {"tcsim": "9.9\\nFAKE", "kernel": "current"},/' "$T_TMP/g3" >"$T_TMP/nl"
+expect_status "made_with with a newline" 0 $TCSIM check scenarios/ssh_http.lua --expect "$T_TMP/nl" --quiet
+[ "$(head -1 "$T_TMP/out")" = "check scenarios/ssh_http.lua: $T_TMP/nl was made by tcsim 9.9?FAKE, kernel current; this is tcsim $V, kernel current" ] && [ "$(wc -l <"$T_TMP/out")" -eq 2 ] && ok || { bad "made_with with a newline: output"; cat "$T_TMP/out"; }
 # the kernel mode: 3.13 and 6.13's sfq allot, each mode once
 printf 'local a = tcsim.sim{kernel = "3.13"}\na:dev("eth0")\nlocal b = tcsim.sim{sfq_allot = "bytes"}\nb:dev("eth0")\nlocal c = tcsim.sim{kernel = "3.13"}\nc:dev("eth0")\n' >"$T_TMP/k.lua"
 expect_status "kernel modes: written" 0 $TCSIM check "$T_TMP/k.lua" --write-golden "$T_TMP/k.json" --quiet

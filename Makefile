@@ -17,8 +17,8 @@
 # tools too (command:package).
 PKGS       := libpcap libnl-3.0 libnl-route-3.0 lua5.4
 BUILD_DEBS := libpcap-dev libnl-3-dev libnl-route-3-dev liblua5.4-dev pkg-config
-TEST_DEBS  := libcunit1-dev netsniff-ng tcpdump tcpreplay iproute2 gnuplot-nox libxml2-utils perl
-TEST_BINS  := bpfc:netsniff-ng tcpdump:tcpdump tcpreplay:tcpreplay tc:iproute2 xmllint:libxml2-utils prove:perl
+TEST_DEBS  := libcunit1-dev netsniff-ng tcpdump tcpreplay iproute2 gnuplot-nox libxml2-utils perl tshark
+TEST_BINS  := bpfc:netsniff-ng tcpdump:tcpdump tcpreplay:tcpreplay tc:iproute2 xmllint:libxml2-utils prove:perl tshark:tshark
 
 # tcsim --version: VERSION, and the commit when built from a git checkout
 VERSION := 0.9.0
@@ -71,10 +71,11 @@ tcsim: $(BUILD)/tcsim
 $(BUILD)/tcsim: $(BUILD)/cmd/main.o $(BUILD)/libtcsim.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-$(BUILD)/cmd/main.o: override CFLAGS += -DTCSIM_VERSION='"$(TCSIM_VERSION)"'
-# main.o is rebuilt when the version string changes (a new commit), not only
-# when main.c does: the stamp is rewritten only when its text differs.
-$(BUILD)/cmd/main.o: $(BUILD)/version.stamp
+$(BUILD)/base/version.o: override CFLAGS += -DTCSIM_VERSION='"$(TCSIM_VERSION)"'
+# version.o (base/version.c: tcsim_version, for --version and goldens) is
+# rebuilt when the version string changes (a new commit), not only when
+# version.c does: the stamp is rewritten only when its text differs.
+$(BUILD)/base/version.o: $(BUILD)/version.stamp
 $(BUILD)/version.stamp: FORCE | $(BUILD)/.deps-build
 	@echo '$(TCSIM_VERSION)' | cmp -s - $@ 2>/dev/null || echo '$(TCSIM_VERSION)' > $@
 FORCE:

@@ -373,6 +373,9 @@ static void fqc_show(char *buf, size_t n, const char *where, const struct fqc_va
 
 	if (v->ce != ~0u)
 		snprintf(ce, sizeof(ce), "ce_threshold %s ", tc_sprint_time(v->ce, c));
+	if (v->ce != ~0u && (v->selector || v->mask)) /* print_hhu "%#x" */
+		snprintf(ce + strlen(ce), sizeof(ce) - strlen(ce), "ce_threshold_selector %#x/%#x ",
+			 v->selector, v->mask);
 	snprintf(buf, n,
 		 "qdisc fq_codel %s limit %up flows %u quantum %u target %s %sinterval %s "
 		 "memory_limit %s %sdrop_batch %u \n",
@@ -393,7 +396,7 @@ static const char aqm_expected_tc[] =
     "  qdisc add dev eth0 parent 1:4 handle 40: pfifo_head_drop limit 9\n"
     "  qdisc add dev eth0 parent 1:5 handle 50: fq_codel limit 300 flows 16 quantum 300 "
     "target 20ms interval 200ms memory_limit 1000000 drop_batch 8 ce_threshold 2500us "
-    "noecn\n";
+    "ce_threshold_selector 0xb8/0xfc noecn\n";
 
 /* What a user typed for that tree. */
 static const char aqm_original[] =
@@ -404,7 +407,8 @@ static const char aqm_original[] =
     "qdisc add dev eth0 parent 1:3 handle 30: fq_codel\n"
     "qdisc add dev eth0 parent 1:4 handle 40: pfifo_head_drop limit 9\n"
     "qdisc add dev eth0 parent 1:5 handle 50: fq_codel limit 300 flows 16 quantum 300 "
-    "target 20ms interval 200ms memory_limit 1000000 drop_batch 8 ce_threshold 2.5ms noecn\n";
+    "target 20ms interval 200ms memory_limit 1000000 drop_batch 8 ce_threshold 2.5ms "
+    "ce_threshold_selector 184/0xfc noecn\n";
 
 /* A prio root with codel (the kernel's defaults and others), fq_codel (the
  * defaults; and every option set), pfifo_head_drop, in the dump's hash
@@ -421,7 +425,8 @@ static void test_aqm_tree(void)
 			       .flows = 1024, .ce = ~0u};
 	/* 20ms: 19531 ticks, 19999; 200ms: 195312, 199999; 2.5ms: 2441, 2499 */
 	struct fqc_vals f11 = {.target = 19999, .limit = 300, .interval = 199999, .quantum = 300,
-			       .drop_batch = 8, .memory = 1000000, .flows = 16, .ce = 2499};
+			       .drop_batch = 8, .memory = 1000000, .flows = 16, .ce = 2499,
+			       .selector = 0xb8, .mask = 0xfc};
 	struct nl_import_model m;
 	struct nl_msg *msg;
 	char *text, *om, *script, *got, *want, line[512], *tc;
@@ -477,22 +482,27 @@ static void test_aqm_tree(void)
 }
 
 /* What the words cannot rebuild: a zero limit, target or interval (tc
- * sends none), a value no tick count dumps, a ce_threshold selector, noqueue
+ * sends none), a value no tick count dumps, a ce_threshold selector of
+ * 0xff (tc's "not given"; one of 0x1/0x3 is written), noqueue
  * under a class (the kernel refuses that now; older ones did not). */
 static void test_aqm_notes(void)
 {
 	struct codel_vals c10 = {.target = 0, .limit = 0, .interval = 42, .ce = ~0u};
 	struct fqc_vals f20 = {.target = 4999, .limit = 10240, .interval = 99999, .ecn = 1,
 			       .quantum = 1514, .drop_batch = 64, .memory = 32u << 20,
-			       .flows = 1024, .ce = 999, .selector = 1, .mask = 3};
+			       .flows = 1024, .ce = 999, .selector = 0xff, .mask = 0xfc};
+	struct fqc_vals f40 = f20;
 	struct nl_import_model m;
 	char *text, *om;
 
 	model_new(&m, "eth0");
-	qdisc_prio(&m, 0x10000, 3);
+	qdisc_prio(&m, 0x10000, 4);
 	feed(&m, codel_msg(0x100000, 0x10001, &c10));
 	feed(&m, fqc_msg(0x200000, 0x10002, &f20));
 	feed(&m, tcmsg_new(RTM_NEWQDISC, 0x300000, 0x10003, 1, "noqueue"));
+	f40.selector = 1;
+	f40.mask = 3;
+	feed(&m, fqc_msg(0x400000, 0x10004, &f40));
 	text = write_ok(&m, 5, &om);
 	CU_ASSERT(same(om, "not reproduced: qdisc codel 10: parent 1:1: limit 0 (tc sends no zero "
 			   "limit, so the kernel keeps its default; not written)\n"
@@ -500,13 +510,16 @@ static void test_aqm_notes(void)
 			   "target, so the kernel keeps its default; not written)\n"
 			   "not reproduced: qdisc codel 10: parent 1:1: interval 42us is no value "
 			   "the kernel dumps (ticks of 1024 ns); written 42us\n"
-			   "not modelled: qdisc fq_codel 20: parent 1:2: fq_codel with a "
-			   "ce_threshold selector (ce_threshold_selector): tcsim's ce_threshold "
-			   "applies to every packet\n"
+			   "not reproduced: qdisc fq_codel 20: parent 1:2: ce_threshold_selector "
+			   "0xff/0xfc (tc takes a value of 0xff as not given and sends nothing; not "
+			   "written)\n"
 			   "not modelled: qdisc noqueue 30: parent 1:3: noqueue under a class (tcsim "
 			   "refuses it there, as Linux 6.18 does)\n"));
 	CU_ASSERT_PTR_NOT_NULL(
 	    strstr(text, "  qdisc add dev eth0 parent 1:1 handle 10: codel interval 42us noecn\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "drop_batch 64 ce_threshold 1ms ecn\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "drop_batch 64 ce_threshold 1ms ce_threshold_selector 0x1/0x3 "
+					    "ecn\n"));
 	free(text);
 	free(om);
 	nl_import_model_free(&m);

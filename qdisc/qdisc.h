@@ -347,6 +347,7 @@ struct codel_kc {
 	uint32_t target, interval, ce_threshold; /* ticks; ce_threshold 0x7fffffff: off */
 	int ecn;
 	uint32_t flows, quantum, memory_limit, drop_batch; /* fq_codel only */
+	uint8_t ce_selector, ce_mask; /* fq_codel: ce_threshold_selector VALUE/MASK */
 };
 void codel_kc_get(const struct qdisc *q, struct codel_kc *out);
 void fq_codel_kc_get(const struct qdisc *q, struct codel_kc *out);

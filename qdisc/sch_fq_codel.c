@@ -887,4 +887,6 @@ void fq_codel_kc_get(const struct qdisc *q, struct codel_kc *out)
 	out->quantum = fd->quantum;
 	out->memory_limit = fd->memory_limit;
 	out->drop_batch = fd->drop_batch_size;
+	out->ce_selector = fd->cparams.ce_threshold_selector;
+	out->ce_mask = fd->cparams.ce_threshold_mask;
 }

@@ -65,18 +65,25 @@ enum { NL_GI = 1, NL_GE = 2 };
 #define QOPT_SIZE 24 /* struct tc_netem_qopt: six u32 */
 
 static const int netem_sizes[NE_MAX + 1] = {
-    [NE_CORR] = 12,	 [NE_REORDER] = 8,    [NE_CORRUPT] = 8,	   [NE_RATE] = 16,
-    [NE_ECN] = 4,	 [NE_RATE64] = 8,     [NE_PAD] = 0,	   [NE_LATENCY64] = 8,
-    [NE_JITTER64] = 8, [NE_SLOT] = 40,      [NE_PRNG_SEED] = 8,
+    [NE_CORR] = 12,    [NE_REORDER] = 8, [NE_CORRUPT] = 8,   [NE_RATE] = 16,
+    [NE_ECN] = 4,      [NE_RATE64] = 8,	 [NE_PAD] = 0,	     [NE_LATENCY64] = 8,
+    [NE_JITTER64] = 8, [NE_SLOT] = 40,	 [NE_PRNG_SEED] = 8,
 };
 static const char *const netem_names[NE_MAX + 1] = {
-    [NE_CORR] = "TCA_NETEM_CORR",	    [NE_DELAY_DIST] = "TCA_NETEM_DELAY_DIST",
-    [NE_REORDER] = "TCA_NETEM_REORDER",	    [NE_CORRUPT] = "TCA_NETEM_CORRUPT",
-    [NE_LOSS] = "TCA_NETEM_LOSS",	    [NE_RATE] = "TCA_NETEM_RATE",
-    [NE_ECN] = "TCA_NETEM_ECN",		    [NE_RATE64] = "TCA_NETEM_RATE64",
-    [NE_PAD] = "TCA_NETEM_PAD",		    [NE_LATENCY64] = "TCA_NETEM_LATENCY64",
-    [NE_JITTER64] = "TCA_NETEM_JITTER64",   [NE_SLOT] = "TCA_NETEM_SLOT",
-    [NE_SLOT_DIST] = "TCA_NETEM_SLOT_DIST", [NE_PRNG_SEED] = "TCA_NETEM_PRNG_SEED",
+    [NE_CORR] = "TCA_NETEM_CORR",
+    [NE_DELAY_DIST] = "TCA_NETEM_DELAY_DIST",
+    [NE_REORDER] = "TCA_NETEM_REORDER",
+    [NE_CORRUPT] = "TCA_NETEM_CORRUPT",
+    [NE_LOSS] = "TCA_NETEM_LOSS",
+    [NE_RATE] = "TCA_NETEM_RATE",
+    [NE_ECN] = "TCA_NETEM_ECN",
+    [NE_RATE64] = "TCA_NETEM_RATE64",
+    [NE_PAD] = "TCA_NETEM_PAD",
+    [NE_LATENCY64] = "TCA_NETEM_LATENCY64",
+    [NE_JITTER64] = "TCA_NETEM_JITTER64",
+    [NE_SLOT] = "TCA_NETEM_SLOT",
+    [NE_SLOT_DIST] = "TCA_NETEM_SLOT_DIST",
+    [NE_PRNG_SEED] = "TCA_NETEM_PRNG_SEED",
 };
 
 static uint32_t u32_at(const void *p, size_t off)
@@ -104,14 +111,16 @@ static int loss_models(struct nli_netem *ne, struct nlattr *loss, const char *wh
 	if (!nl_attrs_whole(nla_data(loss), nla_len(loss)))
 		return nl_failf(err, errlen, -EPROTO, "%s: truncated attribute in TCA_NETEM_LOSS",
 				wh);
-	nla_for_each_nested(a, loss, rem) {
+	nla_for_each_nested(a, loss, rem)
+	{
 		int type = nla_type(a), want = type == NL_GI ? 20 : 16;
 
 		if (type != NL_GI && type != NL_GE)
-			return nl_failf(err, errlen, -EPROTO,
-					"%s: unknown loss model %d in TCA_NETEM_LOSS: a newer kernel? "
-					"tcsim cannot tell what it means",
-					wh, type);
+			return nl_failf(
+			    err, errlen, -EPROTO,
+			    "%s: unknown loss model %d in TCA_NETEM_LOSS: a newer kernel? "
+			    "tcsim cannot tell what it means",
+			    wh, type);
 		if (nla_len(a) < want)
 			return nl_failf(err, errlen, -EPROTO, "%s: %s of %d bytes, not %d", wh,
 					type == NL_GI ? "NETEM_LOSS_GI" : "NETEM_LOSS_GE",
@@ -142,19 +151,22 @@ int nl_netem_parse(struct nli_qdisc *q, const struct nlmsghdr *nlh, struct nlatt
 	if (len > 0 && !nl_attrs_whole(head, len))
 		return nl_failf(err, errlen, -EPROTO, "%s: truncated attribute in TCA_OPTIONS", wh);
 	if (len > 0)
-		nla_for_each_attr(a, head, len, rem) {
+		nla_for_each_attr(a, head, len, rem)
+		{
 			int type = nla_type(a);
 
 			if (type < 1 || type > NE_MAX)
-				return nl_failf(err, errlen, -EPROTO,
-						"%s: unknown attribute %d in the netem options "
-						"(TCA_NETEM_*): a newer kernel? tcsim cannot tell what "
-						"it means",
-						wh, type);
+				return nl_failf(
+				    err, errlen, -EPROTO,
+				    "%s: unknown attribute %d in the netem options "
+				    "(TCA_NETEM_*): a newer kernel? tcsim cannot tell what "
+				    "it means",
+				    wh, type);
 			if (type == NE_DELAY_DIST || type == NE_SLOT_DIST)
-				return nl_failf(err, errlen, -EPROTO,
-						"%s: %s in a dump (the kernel never sends its tables)",
-						wh, netem_names[type]);
+				return nl_failf(
+				    err, errlen, -EPROTO,
+				    "%s: %s in a dump (the kernel never sends its tables)", wh,
+				    netem_names[type]);
 			if (nla_len(a) < netem_sizes[type])
 				return nl_failf(err, errlen, -EPROTO, "%s: %s of %d bytes, not %d",
 						wh, netem_names[type], nla_len(a),

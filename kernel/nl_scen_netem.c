@@ -66,8 +66,8 @@ static void pct(char *buf, size_t n, size_t *k, struct nl_writer *w, const char 
 
 /* The words, and with w the omissions (each once: the words are built
  * twice, for the line and for the list). */
-static void compose(char *buf, size_t n, size_t *k, const struct nli_qdisc *q,
-		    struct nl_writer *w, const char *desc)
+static void compose(char *buf, size_t n, size_t *k, const struct nli_qdisc *q, struct nl_writer *w,
+		    const char *desc)
 {
 	const struct nli_netem *ne = &q->netem;
 	char lw[32], jw[32], t1[32], t2[32];
@@ -90,19 +90,24 @@ static void compose(char *buf, size_t n, size_t *k, const struct nli_qdisc *q,
 			nl_omit(w,
 				"not reproduced: %s: delay %lld ns is no delay tc 6.1 sets (whole "
 				"microseconds in 64-ns ticks); written %s",
-				desc, (long long)(ne->has_latency64 ? ne->latency64 : ne->latency * 64ll),
+				desc,
+				(long long)(ne->has_latency64 ? ne->latency64 : ne->latency * 64ll),
 				lw);
 		if (w && has_jit && !jit_ok)
-			nl_omit(w,
-				"not reproduced: %s: jitter %lld ns is no jitter tc 6.1 sets (whole "
-				"microseconds in 64-ns ticks); written %s",
-				desc, (long long)(ne->has_jitter64 ? ne->jitter64 : ne->jitter * 64ll),
-				jw);
+			nl_omit(
+			    w,
+			    "not reproduced: %s: jitter %lld ns is no jitter tc 6.1 sets (whole "
+			    "microseconds in 64-ns ticks); written %s",
+			    desc, (long long)(ne->has_jitter64 ? ne->jitter64 : ne->jitter * 64ll),
+			    jw);
 		if (w && has_jit)
 			nl_omit(w,
-				"not reproduced: %s: the delay distribution (the kernel never dumps its "
-				"table, so uniform, normal, pareto, paretonormal or a custom one cannot "
-				"be told apart): written uniform; add `distribution NAME` if it had one",
+				"not reproduced: %s: the delay distribution (the kernel never "
+				"dumps its "
+				"table, so uniform, normal, pareto, paretonormal or a custom one "
+				"cannot "
+				"be told apart): written uniform; add `distribution NAME` if it "
+				"had one",
 				desc);
 	}
 	if (ne->loss_model == 1) {
@@ -137,11 +142,12 @@ static void compose(char *buf, size_t n, size_t *k, const struct nli_qdisc *q,
 	}
 	if (ne->reorder && (!has_lat || !ne->gap)) {
 		if (w)
-			nl_omit(w,
-				"not reproduced: %s: reorder %u/2^32 %s (tc refuses reorder without a "
-				"delay and sets gap 1 with it; the kernel never reorders at gap 0): "
-				"not written",
-				desc, ne->reorder, !has_lat ? "without a delay" : "with gap 0");
+			nl_omit(
+			    w,
+			    "not reproduced: %s: reorder %u/2^32 %s (tc refuses reorder without a "
+			    "delay and sets gap 1 with it; the kernel never reorders at gap 0): "
+			    "not written",
+			    desc, ne->reorder, !has_lat ? "without a delay" : "with gap 0");
 	} else if (ne->reorder) {
 		addf(buf, n, k, " reorder");
 		pct(buf, n, k, w, desc, "reorder", ne->reorder);
@@ -175,19 +181,21 @@ static void compose(char *buf, size_t n, size_t *k, const struct nli_qdisc *q,
 			     nl_ns_word(t1, sizeof(t1), ne->slot_dist_delay),
 			     nl_ns_word(t2, sizeof(t2), ne->slot_dist_jitter));
 			if (w)
-				nl_omit(w,
-					"not reproduced: %s: the slot distribution (the kernel never "
-					"dumps its table): written `normal`, set yours",
-					desc);
+				nl_omit(
+				    w,
+				    "not reproduced: %s: the slot distribution (the kernel never "
+				    "dumps its table): written `normal`, set yours",
+				    desc);
 		} else if (ne->slot_dist_jitter > 0 || ne->slot_min < 0 ||
 			   ne->slot_max < ne->slot_min) {
 			if (w)
-				nl_omit(w,
-					"not reproduced: %s: slot %lld..%lld ns (delay %lld, jitter "
-					"%lld): no tc words give it; not written",
-					desc, (long long)ne->slot_min, (long long)ne->slot_max,
-					(long long)ne->slot_dist_delay,
-					(long long)ne->slot_dist_jitter);
+				nl_omit(
+				    w,
+				    "not reproduced: %s: slot %lld..%lld ns (delay %lld, jitter "
+				    "%lld): no tc words give it; not written",
+				    desc, (long long)ne->slot_min, (long long)ne->slot_max,
+				    (long long)ne->slot_dist_delay,
+				    (long long)ne->slot_dist_jitter);
 			goto ecn;
 		} else {
 			addf(buf, n, k, " slot %s %s", nl_ns_word(t1, sizeof(t1), ne->slot_min),

@@ -303,12 +303,13 @@ static void test_show_as_tc(void)
 
 /* ce_threshold_selector VALUE/MASK (5.16+): ce_threshold marks only the
  * packets whose DS field & MASK == VALUE. A train of 100 packets of 1000
- * bytes every 0.5 ms into 8 Mbit/s: the 3rd packet, dequeued at 2 ms, waited 977
- * ticks, over ce_threshold 1ms (976 ticks), and so did every later one
- * up to the 100th, sent at 99 ms (98 marks), before codel's own law (first action at 111 ms) does
- * anything: every mark is ce_threshold's. ECT(1) (tos 0x01) matches
- * 0x1/0x3; ECT(0) (0x02) does not, and is marked without a selector;
- * EF + ECT(1) (0xb9) matches DSCP 46 (0xb8/0xfc), ECT(1) alone does not. */
+ * bytes every 0.5 ms into 8 Mbit/s: the 3rd packet, dequeued at 2 ms,
+ * waited 977 ticks, over ce_threshold 1ms (976 ticks), and so did every
+ * later one up to the 100th, sent at 99 ms (98 marks), before codel's own
+ * law (first action at 111 ms) does anything: every mark is
+, * ce_threshold's. ECT(1) (tos 0x01) matches 0x1/0x3; ECT(0) (0x02) does
+ * not, and is marked without a selector; EF + ECT(1) (0xb9) matches DSCP
+ * 46 (0xb8/0xfc), ECT(1) alone does not. */
 static int ce_marks(uint8_t tos, const char *selector, int *ce_mark_shown)
 {
 	struct script sc = {.period = 500 * US, .n = 100, .len = 1000, .tos = tos};

@@ -307,7 +307,7 @@ static void test_show_as_tc(void)
  * waited 977 ticks, over ce_threshold 1ms (976 ticks), and so did every
  * later one up to the 100th, sent at 99 ms (98 marks), before codel's own
  * law (first action at 111 ms) does anything: every mark is
-, * ce_threshold's. ECT(1) (tos 0x01) matches 0x1/0x3; ECT(0) (0x02) does
+ * ce_threshold's. ECT(1) (tos 0x01) matches 0x1/0x3; ECT(0) (0x02) does
  * not, and is marked without a selector; EF + ECT(1) (0xb9) matches DSCP
  * 46 (0xb8/0xfc), ECT(1) alone does not. */
 static int ce_marks(uint8_t tos, const char *selector, int *ce_mark_shown)

@@ -4,7 +4,8 @@
 -- pfifo leaves.
 --
 --   ./tcsim scenarios/htb_fq_codel.lua             # the numbers and the checks
---   ./tcsim scenarios/htb_fq_codel.lua -- plots/   # and the delay CDFs
+--   ./tcsim scenarios/htb_fq_codel.lua -- plots/   # and the per-class plots (the game
+--                                                 # is inside 1:20: its numbers are printed)
 --
 -- Two 10 Mbit/s devices, the same tree, the same traffic:
 --   1:   htb default 20

@@ -24,7 +24,7 @@
 #include "bpf.h"
 #include "bpf_jit.h"
 
-#if defined(__x86_64__) && defined(__linux__)
+#if defined(__x86_64__) && defined(__linux__) && !defined(TCSIM_NO_JIT)
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -835,7 +835,8 @@ void bpf_jit_free(struct bpf_prog *prog)
 	prog->jited = NULL;
 }
 
-#else /* not x86-64 Linux: the interpreter runs every program */
+#else /* not x86-64 Linux (or built with -DTCSIM_NO_JIT): the interpreter
+       * runs every program */
 
 int bpf_jit_compile(struct bpf_prog *prog)
 {

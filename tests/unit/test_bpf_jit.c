@@ -23,7 +23,7 @@
 #define RET_A I(BPF_RET | BPF_A, 0, 0, 0)
 #define RET_K(k) I(BPF_RET | BPF_K, 0, 0, k)
 
-#if defined(__x86_64__) && defined(__linux__)
+#if defined(__x86_64__) && defined(__linux__) && !defined(TCSIM_NO_JIT)
 #define HAVE_JIT 1
 #else
 #define HAVE_JIT 0

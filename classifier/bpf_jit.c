@@ -35,8 +35,10 @@ enum { CC_B = 2, CC_AE = 3, CC_E = 4, CC_NE = 5, CC_A = 7, CC_S = 8, CC_NS = 9, 
 /* Per instruction: its bounds check is not proven by every path to it
  * already; it is a load whose value only the jump after it tests, which
  * then compares the loaded bytes with the constant byte-swapped (F_FUSED,
- * the jump F_SKIP). */
-enum { F_CHECK = 1, F_FUSED = 2, F_SKIP = 4 };
+ * the jump F_SKIP); it is an [x + k] load whose X + k can neither wrap nor
+ * turn negative on any path to it (F_SMALL_X: X set by msh or a small
+ * constant), so it needs no helper for negative offsets. */
+enum { F_CHECK = 1, F_FUSED = 2, F_SKIP = 4, F_SMALL_X = 8 };
 
 struct jit {
 	const struct bpf_prog *prog;
@@ -112,13 +114,19 @@ static void op_rm(struct jit *j, int w, uint32_t op, int reg, int base, int32_t 
 		b4(j, (uint32_t)disp);
 }
 
-/* op reg, [base + index] (neither rbp/r13 as base). */
-static void op_ri(struct jit *j, uint32_t op, int reg, int base, int index)
+/* op reg, [base + index + disp]. */
+static void op_ri(struct jit *j, uint32_t op, int reg, int base, int index, int32_t disp)
 {
+	int mod = disp == 0 && (base & 7) != 5 ? 0 : disp >= -128 && disp <= 127 ? 1 : 2;
+
 	rex(j, 0, reg, index, base);
 	opcode(j, op);
-	b1(j, (reg & 7) << 3 | 4);
+	b1(j, (uint32_t)mod << 6 | (reg & 7) << 3 | 4);
 	b1(j, (index & 7) << 3 | (base & 7));
+	if (mod == 1)
+		b1(j, (uint32_t)disp & 0xff);
+	else if (mod == 2)
+		b4(j, (uint32_t)disp);
 }
 
 /* add/or/and/sub/xor/cmp (digit 0/1/4/5/6/7) r32, imm. */
@@ -365,6 +373,20 @@ static void compare_k(struct jit *j, uint32_t op, uint32_t k)
 	}
 }
 
+/* The jeq or jset after a load whose value nothing else reads (F_FUSED):
+ * A holds the bytes as loaded, tested against the constant swapped. */
+static void fused_jump(struct jit *j, uint32_t pc, uint32_t size)
+{
+	const struct sock_filter *jmp = &j->prog->insns[pc + 1];
+	uint32_t v = size == 4 ? __builtin_bswap32(jmp->k) : __builtin_bswap16((uint16_t)jmp->k);
+
+	if (size == 2 && jmp->k > 0xffff) /* a halfword never equals it */
+		v = jmp->code == (BPF_JMP | BPF_JEQ | BPF_K) ? 0xffffffffu : v;
+	compare_k(j, BPF_OP(jmp->code), v);
+	branch(j, pc + 1, BPF_OP(jmp->code) == BPF_JEQ ? CC_E : CC_NE, pc + 2 + jmp->jt,
+	       pc + 2 + jmp->jf);
+}
+
 /* A = [k], k < 2^31. */
 static void load_abs(struct jit *j, uint32_t pc, uint32_t k, uint32_t size)
 {
@@ -373,21 +395,10 @@ static void load_abs(struct jit *j, uint32_t pc, uint32_t k, uint32_t size)
 		jump(j, CC_B, j->fault_to[pc]);
 	}
 	load_field(j, RAX, RSI, (int32_t)k, size);
-	if (j->flags[pc] & F_FUSED) {
-		/* jeq or jset of v after it, A dead past the jump: test the bytes
-		 * as loaded against v in their order */
-		const struct sock_filter *jmp = &j->prog->insns[pc + 1];
-		uint32_t v = size == 4 ? __builtin_bswap32(jmp->k)
-				       : __builtin_bswap16((uint16_t)jmp->k);
-
-		if (size == 2 && jmp->k > 0xffff) /* a halfword never equals it */
-			v = jmp->code == (BPF_JMP | BPF_JEQ | BPF_K) ? 0xffffffffu : v;
-		compare_k(j, BPF_OP(jmp->code), v);
-		branch(j, pc + 1, BPF_OP(jmp->code) == BPF_JEQ ? CC_E : CC_NE,
-		       pc + 2 + jmp->jt, pc + 2 + jmp->jf);
-		return;
-	}
-	swap_a(j, size);
+	if (j->flags[pc] & F_FUSED)
+		fused_jump(j, pc, size);
+	else
+		swap_a(j, size);
 }
 
 /* A = [X + k]: the offset wraps at 32 bits, then counts as signed. */
@@ -395,13 +406,25 @@ static void load_ind(struct jit *j, uint32_t pc, uint32_t k, uint32_t size)
 {
 	uint32_t neg, done;
 
+	if (j->flags[pc] & F_SMALL_X) { /* 0 <= X + k < 2^31 - 4 */
+		op_rm(j, 0, 0x8d, R9, RCX, (int32_t)(k + size)); /* lea r9d, [rcx + k + size] */
+		op_rr(j, 0, 0x39, R8, R9);                       /* cmp r9d, r8d */
+		jump(j, CC_A, j->fault_to[pc]);
+		op_ri(j, size == 4 ? 0x8b : size == 2 ? 0x0fb7 : 0x0fb6, RAX, RSI, RCX, (int32_t)k);
+		if (j->flags[pc] & F_FUSED)
+			fused_jump(j, pc, size);
+		else
+			swap_a(j, size);
+		return;
+	}
+
 	op_rm(j, 0, 0x8d, RDX, RCX, (int32_t)k); /* lea edx, [rcx + k] */
 	op_rr(j, 0, 0x85, RDX, RDX);
 	neg = over(j, CC_S);
 	op_rm(j, 0, 0x8d, R9, RDX, (int32_t)size); /* lea r9d, [rdx + size] */
 	op_rr(j, 0, 0x39, R8, R9);                 /* cmp r9d, r8d */
 	jump(j, CC_A, j->fault_to[pc]);
-	op_ri(j, size == 4 ? 0x8b : size == 2 ? 0x0fb7 : 0x0fb6, RAX, RSI, RDX);
+	op_ri(j, size == 4 ? 0x8b : size == 2 ? 0x0fb7 : 0x0fb6, RAX, RSI, RDX, 0);
 	swap_a(j, size);
 	done = over(j, JMP);
 	fix_over(j, neg);
@@ -657,11 +680,13 @@ static int analyse(struct jit *j)
 	const struct sock_filter *ins = j->prog->insns;
 	uint32_t len = j->prog->len;
 	uint32_t *known = malloc(len * sizeof(*known));
+	uint32_t *xmax = calloc(len, sizeof(*xmax)); /* X <= xmax on entry */
 	uint8_t *live = calloc(len, 1), *target = calloc(len, 1);
 	uint32_t next_ret0 = len, s[2];
 
-	if (!known || !live || !target) {
+	if (!known || !xmax || !live || !target) {
 		free(known);
+		free(xmax);
 		free(live);
 		free(target);
 		return -ENOMEM;
@@ -673,6 +698,7 @@ static int analyse(struct jit *j)
 		const struct sock_filter *in = &ins[pc];
 		uint32_t cur = known[pc] == UNSET ? 0 : known[pc];
 		uint32_t end = abs_end(in);
+		uint32_t x = known[pc] == UNSET ? UINT32_MAX : xmax[pc];
 		int n = succs(in, pc, s);
 
 		if (end > cur) {
@@ -681,11 +707,22 @@ static int analyse(struct jit *j)
 		}
 		if (end || BPF_MODE(in->code) == BPF_IND)
 			j->packet = 1;
-		if (needs_helper(in))
+		if (BPF_CLASS(in->code) == BPF_LD && BPF_MODE(in->code) == BPF_IND &&
+		    (uint64_t)x + in->k + 4 < 0x80000000u)
+			j->flags[pc] |= F_SMALL_X;
+		if (needs_helper(in) && !(j->flags[pc] & F_SMALL_X))
 			j->frame = 1;
+		if (in->code == (BPF_LDX | BPF_B | BPF_MSH))
+			x = 60;
+		else if (in->code == (BPF_LDX | BPF_IMM))
+			x = in->k;
+		else if (uses(in) & WR_X)
+			x = UINT32_MAX;
 		if (uses(in) & RD_X)
 			j->zero_x = 1;
 		for (int i = 0; i < n; i++) {
+			if (known[s[i]] == UNSET || xmax[s[i]] < x)
+				xmax[s[i]] = x;
 			known[s[i]] = known[s[i]] < cur ? known[s[i]] : cur;
 			if (BPF_CLASS(in->code) == BPF_JMP)
 				target[s[i]] = 1;
@@ -706,8 +743,11 @@ static int analyse(struct jit *j)
 	for (uint32_t pc = 0; pc + 1 < len; pc++) {
 		const struct sock_filter *ld = &ins[pc], *jmp = &ins[pc + 1];
 
-		if ((ld->code == (BPF_LD | BPF_H | BPF_ABS) || ld->code == (BPF_LD | BPF_W | BPF_ABS)) &&
-		    ld->k < 0x80000000u &&
+		int wide = BPF_SIZE(ld->code) != BPF_B;
+
+		if (((wide && BPF_CLASS(ld->code) == BPF_LD && BPF_MODE(ld->code) == BPF_ABS &&
+		      ld->k < 0x80000000u) ||
+		     (wide && (j->flags[pc] & F_SMALL_X))) &&
 		    (jmp->code == (BPF_JMP | BPF_JEQ | BPF_K) || jmp->code == (BPF_JMP | BPF_JSET | BPF_K)) &&
 		    !target[pc + 1] && !live[pc + 2 + jmp->jt] && !live[pc + 2 + jmp->jf]) {
 			j->flags[pc] |= F_FUSED;
@@ -715,6 +755,7 @@ static int analyse(struct jit *j)
 		}
 	}
 	free(known);
+	free(xmax);
 	free(live);
 	free(target);
 	return 0;

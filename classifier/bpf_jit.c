@@ -5,7 +5,7 @@
  * stack's (the checker proves each read follows a store).
  *
  * Registers: A in eax, X in ecx (shifts take cl), the skb in rdi, the frame
- * bytes in rsi, min(caplen, len) in r8d; edx, r9 and r10 are scratch. M[]
+ * bytes in rsi, min(caplen, len) in r8d; edx and r9 are scratch. M[]
  * lives in the red zone below rsp, or in a 72-byte frame when the program
  * calls a helper (loads through SKF_NET_OFF/SKF_LL_OFF and the few ancillary
  * loads that are not a field of the skb: NLATTR, NLATTR_NEST, PAY_OFFSET,
@@ -26,7 +26,6 @@
 
 #if defined(__x86_64__) && defined(__linux__) && !defined(TCSIM_NO_JIT)
 #include <sys/mman.h>
-#include <unistd.h>
 
 enum { RAX = 0, RCX = 1, RDX = 2, RSP = 4, RSI = 6, RDI = 7, R8 = 8, R9 = 9 };
 enum { CC_B = 2, CC_AE = 3, CC_E = 4, CC_NE = 5, CC_A = 7, CC_S = 8, CC_NS = 9, JMP = -1 };

@@ -137,7 +137,17 @@ struct bpf_prog {
 	struct sock_filter *insns;   /* as given, kept verbatim for dumps */
 	struct bpf_dinsn *code;   /* decoded for the interpreter */
 	enum bpf_kernel kernel;
+	/* Native code (bpf_jit.c) when the JIT compiled it, else NULL. */
+	uint32_t (*jited)(const struct bpf_skb *skb);
+	void *jit_image; /* its mapping, read + exec */
+	size_t jit_size;
 };
+
+/* The JIT switch, read at each load like the kernel's
+ * net.core.bpf_jit_enable: TCSIM_BPF_JIT unset, empty or "1" compiles
+ * programs to native code where tcsim can (x86-64), "0" keeps them on the
+ * interpreter. Returns 1, 0, or -EINVAL naming a value that is neither. */
+int bpf_jit_enabled(char *err, size_t errlen);
 
 /* The kernel's load-time checker (net/core/filter.c, bpf_check_classic and
  * check_load_and_stores). Returns 0 or -EINVAL with a message naming the
@@ -145,14 +155,23 @@ struct bpf_prog {
 int bpf_check(const struct sock_filter *insns, uint32_t len, enum bpf_kernel kernel,
 	      char *err, size_t errlen);
 
-/* Checks and decodes; on success *out owns a copy of insns. */
+/* Checks and decodes, and compiles to native code when the JIT is on
+ * (bpf_jit_enabled); on success *out owns a copy of insns. */
 int bpf_prog_load(struct bpf_prog **out, const struct sock_filter *insns,
 		  uint32_t len, enum bpf_kernel kernel, char *err, size_t errlen);
 void bpf_prog_free(struct bpf_prog *prog);
 
-/* Runs a loaded program over one skb, as cls_bpf does: returns the u32
- * verdict (0 also for any runtime fault). */
-uint32_t bpf_prog_run(const struct bpf_prog *prog, const struct bpf_skb *skb);
+/* Runs a loaded program over one skb with the interpreter, as cls_bpf
+ * does: returns the u32 verdict (0 also for any runtime fault). */
+uint32_t bpf_prog_run_interp(const struct bpf_prog *prog, const struct bpf_skb *skb);
+
+/* The same verdict, from the native code when the program has some. */
+static inline uint32_t bpf_prog_run(const struct bpf_prog *prog, const struct bpf_skb *skb)
+{
+	if (prog->jited)
+		return prog->jited(skb);
+	return bpf_prog_run_interp(prog, skb);
+}
 
 /* Machine state handed to a tracer before each instruction executes, and
  * once more (pc == prog->len) with the result. */

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "bpf.h"
+#include "bpf_jit.h"
+#include "errmsg.h"
 #include "pkt.h"
 
 /* Decoded operations. The FUSED ones are a packet load at pc and the
@@ -186,15 +188,31 @@ static void fuse_pairs(struct bpf_dinsn *code, uint32_t len)
 	}
 }
 
+int bpf_jit_enabled(char *err, size_t errlen)
+{
+	const char *v = getenv("TCSIM_BPF_JIT");
+
+	if (!v || !*v || strcmp(v, "1") == 0)
+		return 1;
+	if (strcmp(v, "0") == 0)
+		return 0;
+	return errmsg(err, errlen, -EINVAL,
+		      "TCSIM_BPF_JIT=%s: use 1 (native code, the default) or 0 (interpreter)", v);
+}
+
 int bpf_prog_load(struct bpf_prog **out, const struct sock_filter *insns,
 		  uint32_t len, enum bpf_kernel kernel, char *err, size_t errlen)
 {
 	struct bpf_prog *p;
 	int ret = bpf_check(insns, len, kernel, err, errlen);
+	int jit;
 
 	*out = NULL;
 	if (ret)
 		return ret;
+	jit = bpf_jit_enabled(err, errlen);
+	if (jit < 0)
+		return jit;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		goto nomem;
@@ -208,6 +226,10 @@ int bpf_prog_load(struct bpf_prog **out, const struct sock_filter *insns,
 	for (uint32_t pc = 0; pc < len; pc++)
 		decode(&insns[pc], pc, &p->code[pc]);
 	fuse_pairs(p->code, len);
+	/* A program the JIT cannot take (another architecture, no executable
+	 * mapping) runs on the interpreter. */
+	if (jit)
+		(void)bpf_jit_compile(p);
 	*out = p;
 	return 0;
 nomem:
@@ -220,6 +242,7 @@ void bpf_prog_free(struct bpf_prog *prog)
 {
 	if (!prog)
 		return;
+	bpf_jit_free(prog);
 	free(prog->insns);
 	free(prog->code);
 	free(prog);
@@ -405,6 +428,39 @@ again:
 	return poff;
 }
 
+/* ---- what JITed code calls ---- */
+
+int64_t bpf_jit_load(const struct bpf_skb *skb, uint32_t off, uint32_t size)
+{
+	int64_t at = load_off(skb, (int32_t)off, size);
+
+	if (at < 0)
+		return -1;
+	return size == 4 ? get32(skb->data + at)
+	       : size == 2 ? get16(skb->data + at) : skb->data[at];
+}
+
+int64_t bpf_jit_anc(const struct bpf_skb *skb, uint32_t A, uint32_t X, uint32_t which)
+{
+	int fault = 0;
+	uint32_t v;
+
+	switch (which & 0xffff) {
+	case SKF_AD_NLATTR:
+	case SKF_AD_NLATTR_NEST:
+		v = anc_nlattr(skb, A, X, (which & 0xffff) == SKF_AD_NLATTR_NEST, &fault);
+		if (fault && (which >> 16) == BPF_KERNEL_3_13)
+			return -1;
+		return v;
+	case SKF_AD_PAY_OFFSET:
+		return anc_poff(skb);
+	case SKF_AD_RANDOM:
+		return skb->random ? skb->random(skb->random_arg) : 0;
+	default:
+		return 0;
+	}
+}
+
 /* ---- the interpreter ---- */
 
 struct run_ctx {
@@ -445,7 +501,7 @@ static uint32_t trace_end(const struct bpf_prog *prog, struct run_ctx *c, uint32
 #undef TRACE
 #undef RUN_FN
 
-uint32_t bpf_prog_run(const struct bpf_prog *prog, const struct bpf_skb *skb)
+uint32_t bpf_prog_run_interp(const struct bpf_prog *prog, const struct bpf_skb *skb)
 {
 	return run_fast(prog, skb, NULL);
 }

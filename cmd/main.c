@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bpf.h"
 #include "cmd.h"
 #include "version.h"
 
@@ -41,6 +42,13 @@ static const struct command {
 
 int main(int argc, char **argv)
 {
+	char err[256];
+
+	/* a bad JIT switch is the environment's fault: said once, up front */
+	if (bpf_jit_enabled(err, sizeof(err)) < 0) {
+		fprintf(stderr, "tcsim: %s\n", err);
+		return 2;
+	}
 	if (argc < 2) {
 		fputs(usage_top, stderr);
 		return 2;

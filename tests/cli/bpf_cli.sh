@@ -44,6 +44,10 @@ if command -v tcpdump >/dev/null 2>&1; then
 	expect_out "tcpdump agrees on ssh" "matched $m of 189 packets" $TCSIM bpf run -a $OPS $CAP
 fi
 expect_file "run -v ssh" tests/data/cli/run_v_ssh.txt $TCSIM bpf run -v -b "$SSH_BC" $CAP
+# the same verdicts from the interpreter (TCSIM_BPF_JIT=0) and the JIT
+expect_file "run -v ssh, interpreter" tests/data/cli/run_v_ssh.txt env TCSIM_BPF_JIT=0 $TCSIM bpf run -v -b "$SSH_BC" $CAP
+expect_file "run -v ssh, JIT" tests/data/cli/run_v_ssh.txt env TCSIM_BPF_JIT=1 $TCSIM bpf run -v -b "$SSH_BC" $CAP
+expect_err "TCSIM_BPF_JIT=on is refused" "TCSIM_BPF_JIT=on: use 1 .* or 0" env TCSIM_BPF_JIT=on $TCSIM bpf run -b "$SSH_BC" $CAP
 expect_out "run -e returns the snaplen" "1 0x00040000" sh -c "$TCSIM bpf run -v -e 'tcp port 22' $CAP | head -1"
 expect_out "run -e ip6 matches the mDNS packet" "matched 1 of 189 packets" $TCSIM bpf run -e ip6 $CAP
 expect_file "trace packet 2" tests/data/cli/trace_ssh_p2.txt $TCSIM bpf run --trace 2 -a $OPS $CAP

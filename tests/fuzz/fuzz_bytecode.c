@@ -71,7 +71,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			memcpy(frame, frames[f], lens[f]);
 			bpf_skb_init_ether(&skb, frame, lens[f], lens[f] + 10);
 			skb.random = fixed_random;
-			(void)bpf_prog_run(prog, &skb);
+			/* the interpreter under ASan; the JIT must agree with it */
+			if (bpf_prog_run(prog, &skb) != bpf_prog_run_interp(prog, &skb)) {
+				fprintf(stderr, "fuzz_bytecode: the JIT and the interpreter differ\n");
+				abort();
+			}
 			free(frame);
 		}
 		/* the disassembler prints any checked program */

@@ -34,7 +34,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				struct bpf_skb skb;
 
 				bpf_skb_init_ether(&skb, frame, 60, 60);
-				(void)bpf_prog_run(prog, &skb);
+				if (bpf_prog_run(prog, &skb) !=
+				    bpf_prog_run_interp(prog, &skb))
+					abort(); /* the JIT differs from the interpreter */
 				bpf_prog_free(prog);
 			}
 		}

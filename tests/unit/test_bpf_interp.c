@@ -32,7 +32,10 @@ static uint32_t run_k(const struct sock_filter *p, uint32_t n, enum bpf_kernel k
 	if (bpf_prog_load(&prog, p, n, kv, err, sizeof(err))) {
 		CU_FAIL_FATAL(err);
 	}
-	v = bpf_prog_run(prog, skb);
+	/* The interpreter is the reference; the JIT (bpf_prog_run, when it
+	 * compiled the program) must give the same (test_bpf_jit.c). */
+	v = bpf_prog_run_interp(prog, skb);
+	CU_ASSERT_EQUAL(bpf_prog_run(prog, skb), v);
 	bpf_prog_free(prog);
 	return v;
 }
@@ -466,7 +469,7 @@ static void test_traced_run_agrees(void)
 			CU_FAIL(err);
 			continue;
 		}
-		uint32_t a = bpf_prog_run(prog, &skb);
+		uint32_t a = bpf_prog_run_interp(prog, &skb);
 		uint32_t b = bpf_prog_run_traced(prog, &skb, count_steps, &t);
 
 		if (a != b || t.ret != a || !t.ordered || t.steps == 0 || t.steps > n)

@@ -64,6 +64,7 @@ int scenario_kernel_check(lua_State *L, struct scenario *sc)
 			const char *dev = ls->inputs[k].dev;
 			const char **caps;
 			struct kcheck_prio *prios;
+			struct mark_rules *marks;
 			struct kcheck_opts ko = {0};
 			char err[1024];
 			int n = 0, done = 0, r;
@@ -74,9 +75,11 @@ int scenario_kernel_check(lua_State *L, struct scenario *sc)
 				continue; /* this device was checked with its first input */
 			caps = calloc((size_t)ls->ninputs, sizeof(*caps));
 			prios = calloc((size_t)ls->ninputs, sizeof(*prios));
-			if (!caps || !prios) {
+			marks = calloc((size_t)ls->ninputs, sizeof(*marks));
+			if (!caps || !prios || !marks) {
 				free(caps);
 				free(prios);
+				free(marks);
 				rc = 1;
 				break;
 			}
@@ -90,6 +93,7 @@ int scenario_kernel_check(lua_State *L, struct scenario *sc)
 				/* skb->priority as the scenario gave it, on both sides */
 				prios[n].forward = in->prio_forward;
 				prios[n].priority = in->priority;
+				marks[n] = in->marks; /* skb->mark too (SO_MARK) */
 				if (in->capture) {
 					caps[n++] = in->capture;
 					continue;
@@ -110,12 +114,14 @@ int scenario_kernel_check(lua_State *L, struct scenario *sc)
 						free((char *)caps[j]);
 				free(caps);
 				free(prios);
+				free(marks);
 				break;
 			}
 			printf("== simulation %s, device %s\n", ls->name, dev);
 			fflush(stdout);
 			ko.seed = ls->s->cfg.seed;
 			ko.cap_prio = prios;
+			ko.cap_marks = marks;
 			r = kernel_check(ls->tclog ? ls->tclog : "", sc->path,
 					 sc->dir[0] ? sc->dir : NULL, dev, caps, n, &ko, stdout,
 					 err, sizeof(err));
@@ -137,6 +143,7 @@ int scenario_kernel_check(lua_State *L, struct scenario *sc)
 				}
 			free(caps);
 			free(prios);
+			free(marks);
 		}
 	}
 	lua_pop(L, 1);

@@ -10,7 +10,8 @@
 # and compared, codel, fq_codel, matchall and fw compared where the kernel
 # has them, else refused in one line naming the kind (exit 2); u32
 # filters (linked tables, shared ids) are installed from tcsim's model and
-# agree; a kernel without cls_flower is named in one line (exit 2); a run
+# agree; --mark reaches the kernel (SO_MARK) as tcsim; a kernel without
+# cls_flower is named in one line (exit 2); a run
 # without root says so
 # (exit 2); and no run leaves a network namespace or a process behind,
 # including one interrupted by SIGINT while the kernel side is sending.
@@ -439,6 +440,42 @@ if "$TCSIM" kernel-check --tc "$TMP/u32.tc" scenarios/captures/ssh_hydra.pcap >/
 	fi
 else
 	echo "note: $("$TCSIM" kernel-check --tc "$TMP/u32.tc" scenarios/captures/ssh_hydra.pcap 2>&1 | head -1)"
+fi
+
+# --mark: skb->mark on both sides (tcsim's rules; the kernel's packet
+# socket gets each frame's mark with SO_MARK). bpf filters reading `ld
+# #mark` (cls_bpf is in this kernel) put the 14 SYNs of port 22 (mark 0x16)
+# in 1:1 and the other 174 port-22 frames (0x35) in 1:2: the kernel's
+# column shows it received the marks. Without --mark all 189 are
+# unclassified on both sides; a bad rule is refused in one line (exit 2).
+cat >"$TMP/mark.tc" <<'TC'
+qdisc add dev eth0 root handle 1: prio bands 3
+filter add dev eth0 parent 1: pref 1 protocol all bpf bytecode '4,32 0 0 4294963220,21 0 1 22,6 0 0 4294967295,6 0 0 0' flowid 1:1
+filter add dev eth0 parent 1: pref 2 protocol all bpf bytecode '4,32 0 0 4294963220,21 0 1 53,6 0 0 4294967295,6 0 0 0' flowid 1:2
+TC
+kc 0 mark --tc "$TMP/mark.tc" --mark 'tcp port 22 and tcp[tcpflags] & tcp-syn != 0=0x16' \
+	--mark 'tcp port 22=0x35' scenarios/captures/ssh_hydra.pcap
+if grep -Eq '^1:1 +14 +14 +1036 +1036 +ok' "$TMP/mark.out" &&
+	grep -Eq '^1:2 +174 +174 +32116 +32116 +ok' "$TMP/mark.out" &&
+	grep -Eq '^1:99 \(default\) +1 +1 ' "$TMP/mark.out"; then
+	pass "mark: the kernel classified 14 + 174 frames by their SO_MARK, as tcsim"
+else
+	fail "mark: rows: $(grep -E '^1:' "$TMP/mark.out" | tr '\n' ' ')"
+fi
+kc 0 mark_none --tc "$TMP/mark.tc" scenarios/captures/ssh_hydra.pcap
+if grep -Eq '^1:99 \(default\) +189 +189 ' "$TMP/mark_none.out"; then
+	pass "mark_none: no --mark, every frame mark 0 on both sides"
+else
+	fail "mark_none: $(grep '^1:99' "$TMP/mark_none.out")"
+fi
+"$TCSIM" kernel-check --tc "$TMP/mark.tc" --mark 'tcp port=5' scenarios/captures/ssh_hydra.pcap \
+	>"$TMP/mark_bad.out" 2>&1
+rc=$?
+if [ "$rc" = 2 ] && [ "$(wc -l <"$TMP/mark_bad.out")" = 1 ] &&
+	grep -q "^tcsim kernel-check: --mark 'tcp port=5': " "$TMP/mark_bad.out"; then
+	pass "mark_bad: refused in one line"
+else
+	fail "mark_bad: exit $rc: $(cat "$TMP/mark_bad.out")"
 fi
 
 # flower: a kernel without cls_flower is named in one line (exit 2)

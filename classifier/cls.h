@@ -231,6 +231,33 @@ struct cls_fw_info {
 };
 int cls_fw_at(const struct tcf_proto *tp, size_t i, struct cls_fw_info *info);
 
+/* A flower filter's key and mask as fl_set_key keeps them (struct
+ * fl_flow_key, the fields tcsim models; host order except the addresses,
+ * which are in network order), for kernel-check to send the attributes
+ * that make the same key in the kernel (cls_flower_at, cls_flower.c: the
+ * masks in the order they are tried, each with its filters in creation
+ * order; -1 past the last). */
+struct cls_flower_key {
+	uint8_t dst_mac[6], src_mac[6];
+	uint16_t n_proto;
+	uint8_t ip_proto;
+	uint8_t addr_type; /* 4 or 6 (mask 0xff) when an address is matched */
+	uint8_t src[16], dst[16];
+	uint16_t sport, dport;
+	uint16_t sport_min, sport_max, dport_min, dport_max; /* tp_range */
+	uint8_t tos, ttl;
+	uint16_t tcp_flags;
+	uint8_t icmp_type, icmp_code;
+	uint8_t vlan_prio;
+	uint16_t vlan_id, vlan_tpid, vlan_eth_type;
+};
+struct cls_flower_info {
+	uint32_t handle, classid, flags; /* flags: TCA_CLS_FLAGS_SKIP_HW */
+	int vlan_ethtype;		  /* the request named vlan_ethtype */
+	struct cls_flower_key key, mask;
+};
+int cls_flower_at(const struct tcf_proto *tp, size_t i, struct cls_flower_info *info);
+
 /* tc's classid words: "1:2", ":2", "1:", "root", "none", bare hex. */
 int tc_get_classid(uint32_t *out, const char *s);
 /* As tc prints one: root, none, ":%x", "%x:", "%x:%x". */

@@ -244,6 +244,179 @@ out:
 	return rc;
 }
 
+/* ---- flower ---- */
+
+static int put_be16(struct nl_msg *m, int type, uint16_t v)
+{
+	uint16_t be = htons(v);
+
+	return nla_put(m, type, 2, &be) >= 0;
+}
+
+static int put_u8(struct nl_msg *m, int type, uint8_t v)
+{
+	return nla_put(m, type, 1, &v) >= 0;
+}
+
+/* key and mask attributes, each when its mask is not all zero */
+static int put_masked(struct nl_msg *m, int ktype, int mtype, const void *k, const void *mk,
+		      int len)
+{
+	static const uint8_t zero[16];
+
+	if (!memcmp(mk, zero, (size_t)len))
+		return 1;
+	return nla_put(m, ktype, len, k) >= 0 && nla_put(m, mtype, len, mk) >= 0;
+}
+
+static int is_vlan_type(uint16_t t)
+{
+	return t == 0x8100 || t == 0x88a8;
+}
+
+struct nl_msg *kc_flower_msg(int ifindex, uint32_t parent, const struct tcf_proto *tp,
+			     const struct cls_flower_info *fi)
+{
+	struct tcmsg t = {
+	    .tcm_family = AF_UNSPEC,
+	    .tcm_ifindex = ifindex,
+	    .tcm_handle = fi->handle,
+	    .tcm_parent = parent,
+	    .tcm_info = TC_H_MAKE(tp->prio, htons(tp->protocol)),
+	};
+	const struct cls_flower_key *k = &fi->key, *mk = &fi->mask;
+	struct nl_msg *m = nlmsg_alloc();
+	struct nlattr *opts = NULL;
+	int ok, v4 = k->addr_type == 4, alen = v4 ? 4 : 16;
+
+	if (!m)
+		return NULL;
+	ok = nlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, RTM_NEWTFILTER, 0, NLM_F_CREATE | NLM_F_EXCL) &&
+	     nlmsg_append(m, &t, sizeof(t), NLMSG_ALIGNTO) >= 0 &&
+	     nla_put_string(m, TCA_KIND, "flower") >= 0 && (opts = nla_nest_start(m, TCA_OPTIONS));
+	if (ok && fi->classid)
+		ok = nla_put_u32(m, TCA_FLOWER_CLASSID, fi->classid) >= 0;
+	/* iproute2 sends the filter's protocol as the key's eth_type unless all;
+	 * fl_set_key takes a VLAN one as the outer tag's TPID */
+	if (ok && tp->protocol != ETH_P_ALL)
+		ok = put_be16(m, TCA_FLOWER_KEY_ETH_TYPE, tp->protocol);
+	if (ok && is_vlan_type(tp->protocol)) {
+		if (mk->vlan_id)
+			ok = nla_put_u16(m, TCA_FLOWER_KEY_VLAN_ID, k->vlan_id) >= 0;
+		if (ok && mk->vlan_prio)
+			ok = put_u8(m, TCA_FLOWER_KEY_VLAN_PRIO, k->vlan_prio);
+		if (ok && fi->vlan_ethtype)
+			ok = put_be16(m, TCA_FLOWER_KEY_VLAN_ETH_TYPE, k->vlan_eth_type);
+	}
+	if (ok)
+		ok = put_masked(m, TCA_FLOWER_KEY_ETH_DST, TCA_FLOWER_KEY_ETH_DST_MASK, k->dst_mac,
+				mk->dst_mac, 6) &&
+		     put_masked(m, TCA_FLOWER_KEY_ETH_SRC, TCA_FLOWER_KEY_ETH_SRC_MASK, k->src_mac,
+				mk->src_mac, 6);
+	if (ok && mk->ip_proto)
+		ok = put_u8(m, TCA_FLOWER_KEY_IP_PROTO, k->ip_proto);
+	if (ok && mk->tos)
+		ok = put_u8(m, TCA_FLOWER_KEY_IP_TOS, k->tos) &&
+		     put_u8(m, TCA_FLOWER_KEY_IP_TOS_MASK, mk->tos);
+	if (ok && mk->ttl)
+		ok = put_u8(m, TCA_FLOWER_KEY_IP_TTL, k->ttl) &&
+		     put_u8(m, TCA_FLOWER_KEY_IP_TTL_MASK, mk->ttl);
+	if (ok && mk->addr_type) {
+		static const uint8_t zero[16];
+		int src = !!memcmp(mk->src, zero, (size_t)alen), dst = !!memcmp(mk->dst, zero, (size_t)alen);
+
+		/* an address pair whose masks are both 0 (0.0.0.0/0) still sets
+		 * the address type: the destination says it */
+		if (dst || !src)
+			ok = nla_put(m, v4 ? TCA_FLOWER_KEY_IPV4_DST : TCA_FLOWER_KEY_IPV6_DST, alen,
+				     k->dst) >= 0 &&
+			     nla_put(m, v4 ? TCA_FLOWER_KEY_IPV4_DST_MASK : TCA_FLOWER_KEY_IPV6_DST_MASK,
+				     alen, mk->dst) >= 0;
+		if (ok && src)
+			ok = nla_put(m, v4 ? TCA_FLOWER_KEY_IPV4_SRC : TCA_FLOWER_KEY_IPV6_SRC, alen,
+				     k->src) >= 0 &&
+			     nla_put(m, v4 ? TCA_FLOWER_KEY_IPV4_SRC_MASK : TCA_FLOWER_KEY_IPV6_SRC_MASK,
+				     alen, mk->src) >= 0;
+	}
+	if (ok && (k->ip_proto == 6 || k->ip_proto == 17 || k->ip_proto == 132) && mk->ip_proto) {
+		int tcp = k->ip_proto == 6, udp = k->ip_proto == 17;
+		int ds = tcp ? TCA_FLOWER_KEY_TCP_DST : udp ? TCA_FLOWER_KEY_UDP_DST : TCA_FLOWER_KEY_SCTP_DST;
+		int dm = tcp ? TCA_FLOWER_KEY_TCP_DST_MASK
+			 : udp ? TCA_FLOWER_KEY_UDP_DST_MASK : TCA_FLOWER_KEY_SCTP_DST_MASK;
+		int ss = tcp ? TCA_FLOWER_KEY_TCP_SRC : udp ? TCA_FLOWER_KEY_UDP_SRC : TCA_FLOWER_KEY_SCTP_SRC;
+		int sm = tcp ? TCA_FLOWER_KEY_TCP_SRC_MASK
+			 : udp ? TCA_FLOWER_KEY_UDP_SRC_MASK : TCA_FLOWER_KEY_SCTP_SRC_MASK;
+
+		/* a plain port goes without its mask (the kernel's is then all
+		 * ones), PORT/MASK with it, as f_flower.c sends them */
+		if (mk->dport)
+			ok = put_be16(m, ds, k->dport) && (mk->dport == 0xffff || put_be16(m, dm, mk->dport));
+		if (ok && mk->sport)
+			ok = put_be16(m, ss, k->sport) && (mk->sport == 0xffff || put_be16(m, sm, mk->sport));
+		if (ok && mk->dport_min)
+			ok = put_be16(m, TCA_FLOWER_KEY_PORT_DST_MIN, k->dport_min) &&
+			     put_be16(m, TCA_FLOWER_KEY_PORT_DST_MAX, k->dport_max);
+		if (ok && mk->sport_min)
+			ok = put_be16(m, TCA_FLOWER_KEY_PORT_SRC_MIN, k->sport_min) &&
+			     put_be16(m, TCA_FLOWER_KEY_PORT_SRC_MAX, k->sport_max);
+		if (ok && tcp && mk->tcp_flags)
+			ok = put_be16(m, TCA_FLOWER_KEY_TCP_FLAGS, k->tcp_flags) &&
+			     put_be16(m, TCA_FLOWER_KEY_TCP_FLAGS_MASK, mk->tcp_flags);
+	}
+	if (ok && (mk->icmp_type || mk->icmp_code)) {
+		int v6 = k->n_proto == 0x86dd;
+
+		if (mk->icmp_type)
+			ok = put_u8(m, v6 ? TCA_FLOWER_KEY_ICMPV6_TYPE : TCA_FLOWER_KEY_ICMPV4_TYPE,
+				    k->icmp_type) &&
+			     put_u8(m, v6 ? TCA_FLOWER_KEY_ICMPV6_TYPE_MASK : TCA_FLOWER_KEY_ICMPV4_TYPE_MASK,
+				    mk->icmp_type);
+		if (ok && mk->icmp_code)
+			ok = put_u8(m, v6 ? TCA_FLOWER_KEY_ICMPV6_CODE : TCA_FLOWER_KEY_ICMPV4_CODE,
+				    k->icmp_code) &&
+			     put_u8(m, v6 ? TCA_FLOWER_KEY_ICMPV6_CODE_MASK : TCA_FLOWER_KEY_ICMPV4_CODE_MASK,
+				    mk->icmp_code);
+	}
+	if (ok) /* f_flower.c always sends the flags */
+		ok = nla_put_u32(m, TCA_FLOWER_FLAGS, fi->flags) >= 0;
+	if (!ok) {
+		nlmsg_free(m);
+		return NULL;
+	}
+	nla_nest_end(m, opts);
+	return m;
+}
+
+/* Every flower filter of tp, masks in tcsim's order. */
+static int add_flower(struct nl_sock *sk, int ifindex, const struct tcf_proto *tp, uint32_t parent,
+		      struct kc_result *r)
+{
+	struct cls_flower_info fi;
+	char h[32];
+
+	tc_print_classid(h, sizeof(h), parent);
+	for (size_t i = 0; !cls_flower_at(tp, i, &fi); i++) {
+		struct nl_msg *m = kc_flower_msg(ifindex, parent, tp, &fi);
+		int rc;
+
+		if (!m)
+			return kc_rfail(r, KCHECK_ERROR, "out of memory");
+		rc = nl_send_auto(sk, m);
+		nlmsg_free(m);
+		if (rc >= 0)
+			rc = nl_wait_for_ack(sk);
+		if (kc_is_absent(rc) || rc == -NLE_NOADDR)
+			return kc_rfail(r, KCHECK_CANNOT_RUN,
+					"the kernel lacks cls_flower (filter pref %u of %s: %s)",
+					tp->prio >> 16, h, nl_geterror(rc));
+		if (rc < 0)
+			return kc_rfail(r, KCHECK_ERROR,
+					"the kernel refused flower filter pref %u handle 0x%x on %s: %s",
+					tp->prio >> 16, fi.handle, h, nl_geterror(rc));
+	}
+	return 0;
+}
+
 /* Is cls_KIND in this kernel? A filter of that kind without options at
  * parent: the kernel answers ENOENT when it has no such classifier. */
 static int probe_cls(struct nl_sock *sk, int ifindex, uint32_t parent, const struct tcf_proto *tp,
@@ -282,6 +455,8 @@ int kc_add_cls(struct nl_sock *sk, int ifindex, const struct tcf_chain *chain,
 				return 0;
 		return add_u32(sk, ifindex, chain, parent, r);
 	}
+	if (tp->ops == &cls_flower_ops)
+		return add_flower(sk, ifindex, tp, parent, r);
 	tc_print_classid(h, sizeof(h), parent);
 	rc = probe_cls(sk, ifindex, parent, tp, tp->ops->kind);
 	if (kc_is_absent(rc) || rc == -NLE_NOADDR)
@@ -290,4 +465,13 @@ int kc_add_cls(struct nl_sock *sk, int ifindex, const struct tcf_chain *chain,
 	return kc_rfail(r, KCHECK_ERROR,
 			"kernel-check cannot install %s filters yet (filter pref %u of %s)",
 			tp->ops->kind, tp->prio >> 16, h);
+}
+
+struct nl_msg *kc_cls_msg(int ifindex, uint32_t parent, const struct tcf_proto *tp, size_t i)
+{
+	struct cls_flower_info fi;
+
+	if (tp->ops == &cls_flower_ops && !cls_flower_at(tp, i, &fi))
+		return kc_flower_msg(ifindex, parent, tp, &fi);
+	return NULL;
 }

@@ -387,32 +387,152 @@ struct nl_msg *kc_flower_msg(int ifindex, uint32_t parent, const struct tcf_prot
 	return m;
 }
 
-/* Every flower filter of tp, masks in tcsim's order. */
-static int add_flower(struct nl_sock *sk, int ifindex, const struct tcf_proto *tp, uint32_t parent,
-		      struct kc_result *r)
+/* ---- basic ---- */
+
+/* One match of the tree (struct tcf_ematch_hdr, then its data) as
+ * iproute2's m_ematch.c and em_*.c pack it: numbered from 1 in the list. */
+static int put_em(struct nl_msg *m, int nr, const struct cls_basic_em *e)
 {
-	struct cls_flower_info fi;
+	uint8_t buf[64];
+	uint16_t hdr[4] = {0, e->kind, (uint16_t)(e->rel | (e->invert ? 4 : 0)), 0};
+	struct nlattr *a;
+	int len = 8;
+
+	memcpy(buf, hdr, 8);
+	switch (e->kind) {
+	case CLS_EM_CONTAINER:
+		memcpy(buf + 8, &e->ref, 4);
+		len += 4;
+		break;
+	case CLS_EM_CMP: /* struct tcf_em_cmp: the nibbles low first */
+		memcpy(buf + 8, &e->cmp_val, 4);
+		memcpy(buf + 12, &e->cmp_mask, 4);
+		memcpy(buf + 16, &e->cmp_off, 2);
+		buf[18] = (uint8_t)((e->cmp_align & 0xf) | (e->cmp_trans ? 0x10 : 0));
+		buf[19] = (uint8_t)((e->cmp_layer & 0xf) | (e->cmp_opnd << 4));
+		len += 12;
+		break;
+	case CLS_EM_U32: { /* struct tc_u32_key */
+		uint32_t mask = htonl(e->u32_mask), val = htonl(e->u32_val);
+
+		memcpy(buf + 8, &mask, 4);
+		memcpy(buf + 12, &val, 4);
+		memcpy(buf + 16, &e->u32_off, 4);
+		memcpy(buf + 20, &e->u32_offmask, 4);
+		len += 16;
+		break;
+	}
+	case CLS_EM_META: {
+		/* TCA_EM_META_HDR (struct tcf_meta_hdr: each side's kind, the
+		 * int type's 1 << 12 with its id, its shift, and the left's op),
+		 * then TCA_EM_META_LVALUE and _RVALUE, 32 bits each */
+		uint8_t *p = buf + 8;
+
+		for (int s = 0; s < 2; s++) {
+			uint16_t kind = (uint16_t)(1u << 12 | e->meta_id[s]);
+			uint16_t alen = 4 + 8, type = 1;
+
+			if (!s) {
+				memcpy(p, &alen, 2);
+				memcpy(p + 2, &type, 2);
+				p += 4;
+			}
+			memcpy(p, &kind, 2);
+			p[2] = e->meta_shift[s];
+			p[3] = s ? 0 : e->meta_op;
+			p += 4;
+		}
+		for (int s = 0; s < 2; s++) {
+			uint16_t alen = 8, type = (uint16_t)(2 + s);
+
+			memcpy(p, &alen, 2);
+			memcpy(p + 2, &type, 2);
+			memcpy(p + 4, &e->meta_val[s], 4);
+			p += 8;
+		}
+		len = (int)(p - buf);
+		break;
+	}
+	default:
+		return 0;
+	}
+	a = nla_reserve(m, nr, len);
+	if (!a)
+		return 0;
+	memcpy(nla_data(a), buf, (size_t)len);
+	return 1;
+}
+
+struct nl_msg *kc_basic_msg(int ifindex, uint32_t parent, const struct tcf_proto *tp,
+			    const struct cls_basic_info *bi)
+{
+	struct tcmsg t = {
+	    .tcm_family = AF_UNSPEC,
+	    .tcm_ifindex = ifindex,
+	    .tcm_handle = bi->handle,
+	    .tcm_parent = parent,
+	    .tcm_info = TC_H_MAKE(tp->prio, htons(tp->protocol)),
+	};
+	struct nl_msg *m = nlmsg_alloc_size(65536);
+	struct nlattr *opts = NULL, *tree = NULL, *list = NULL;
+	int ok;
+
+	if (!m)
+		return NULL;
+	ok = nlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, RTM_NEWTFILTER, 0, NLM_F_CREATE | NLM_F_EXCL) &&
+	     nlmsg_append(m, &t, sizeof(t), NLMSG_ALIGNTO) >= 0 &&
+	     nla_put_string(m, TCA_KIND, "basic") >= 0 && (opts = nla_nest_start(m, TCA_OPTIONS));
+	if (ok && bi->has_classid)
+		ok = nla_put_u32(m, TCA_BASIC_CLASSID, bi->classid) >= 0;
+	if (ok && bi->n) {
+		uint16_t hdr[2] = {(uint16_t)bi->n, 0}; /* struct tcf_ematch_tree_hdr */
+
+		ok = (tree = nla_nest_start(m, TCA_BASIC_EMATCHES)) &&
+		     nla_put(m, TCA_EMATCH_TREE_HDR, sizeof(hdr), hdr) >= 0 &&
+		     (list = nla_nest_start(m, TCA_EMATCH_TREE_LIST));
+		for (unsigned i = 0; ok && i < bi->n; i++)
+			ok = put_em(m, (int)i + 1, &bi->em[i]);
+		if (ok) {
+			nla_nest_end(m, list);
+			nla_nest_end(m, tree);
+		}
+	}
+	if (!ok) {
+		nlmsg_free(m);
+		return NULL;
+	}
+	nla_nest_end(m, opts);
+	return m;
+}
+
+/* Every filter of tp (flower: masks in tcsim's order; basic: oldest
+ * first, as the kernel's list is newest first), each with its handle. */
+static int add_msgs(struct nl_sock *sk, int ifindex, const struct tcf_proto *tp, uint32_t parent,
+		    struct kc_result *r)
+{
 	char h[32];
 
 	tc_print_classid(h, sizeof(h), parent);
-	for (size_t i = 0; !cls_flower_at(tp, i, &fi); i++) {
-		struct nl_msg *m = kc_flower_msg(ifindex, parent, tp, &fi);
+	for (size_t i = 0; tp->ops->count(tp) > i; i++) {
+		struct nl_msg *m = kc_cls_msg(ifindex, parent, tp, i);
+		uint32_t handle;
 		int rc;
 
 		if (!m)
 			return kc_rfail(r, KCHECK_ERROR, "out of memory");
+		handle = ((struct tcmsg *)nlmsg_data(nlmsg_hdr(m)))->tcm_handle;
 		rc = nl_send_auto(sk, m);
 		nlmsg_free(m);
 		if (rc >= 0)
 			rc = nl_wait_for_ack(sk);
 		if (kc_is_absent(rc) || rc == -NLE_NOADDR)
 			return kc_rfail(r, KCHECK_CANNOT_RUN,
-					"the kernel lacks cls_flower (filter pref %u of %s: %s)",
-					tp->prio >> 16, h, nl_geterror(rc));
+					"the kernel lacks cls_%s (filter pref %u of %s: %s)",
+					tp->ops->kind, tp->prio >> 16, h, nl_geterror(rc));
 		if (rc < 0)
 			return kc_rfail(r, KCHECK_ERROR,
-					"the kernel refused flower filter pref %u handle 0x%x on %s: %s",
-					tp->prio >> 16, fi.handle, h, nl_geterror(rc));
+					"the kernel refused %s filter pref %u handle 0x%x on %s: %s",
+					tp->ops->kind, tp->prio >> 16, handle, h, nl_geterror(rc));
 	}
 	return 0;
 }
@@ -455,8 +575,8 @@ int kc_add_cls(struct nl_sock *sk, int ifindex, const struct tcf_chain *chain,
 				return 0;
 		return add_u32(sk, ifindex, chain, parent, r);
 	}
-	if (tp->ops == &cls_flower_ops)
-		return add_flower(sk, ifindex, tp, parent, r);
+	if (tp->ops == &cls_flower_ops || tp->ops == &cls_basic_ops)
+		return add_msgs(sk, ifindex, tp, parent, r);
 	tc_print_classid(h, sizeof(h), parent);
 	rc = probe_cls(sk, ifindex, parent, tp, tp->ops->kind);
 	if (kc_is_absent(rc) || rc == -NLE_NOADDR)
@@ -473,5 +593,14 @@ struct nl_msg *kc_cls_msg(int ifindex, uint32_t parent, const struct tcf_proto *
 
 	if (tp->ops == &cls_flower_ops && !cls_flower_at(tp, i, &fi))
 		return kc_flower_msg(ifindex, parent, tp, &fi);
+	if (tp->ops == &cls_basic_ops) {
+		struct cls_basic_info *bi = malloc(sizeof(*bi));
+		struct nl_msg *m = NULL;
+
+		if (bi && !cls_basic_at(tp, i, bi))
+			m = kc_basic_msg(ifindex, parent, tp, bi);
+		free(bi);
+		return m;
+	}
 	return NULL;
 }

@@ -26,6 +26,11 @@ struct nl_msg;
 struct cls_flower_info;
 struct nl_msg *kc_flower_msg(int ifindex, uint32_t parent, const struct tcf_proto *tp,
 			     const struct cls_flower_info *fi);
+/* The same for basic filter bi of tp: TCA_BASIC_CLASSID and the ematch tree
+ * (TCA_BASIC_EMATCHES) as m_ematch.c and em_cmp.c, em_u32.c, em_meta.c pack it. */
+struct cls_basic_info;
+struct nl_msg *kc_basic_msg(int ifindex, uint32_t parent, const struct tcf_proto *tp,
+			    const struct cls_basic_info *bi);
 
 /* The i-th message kernel-check sends for tp, a flower or basic filter;
  * NULL past the last, for other kinds, or when out of memory (the tool

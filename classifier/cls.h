@@ -130,6 +130,7 @@ struct tcf_proto {
 	void *priv;
 	uint64_t hits; /* packets this tcf_proto matched */
 	int auto_pref;  /* its pref was automatic (tcf_auto_prio), for tcsim lint */
+	char where[160]; /* "file:line" of the command that made it, for tcsim lint */
 };
 
 struct tcf_chain {

@@ -1118,11 +1118,9 @@ static void em_print_leaf(struct sbuf *s, const struct em *e)
 	switch (e->kind) {
 	case EM_CMP:
 		sb_add(s, "cmp(");
-		/* sic: em_cmp.c tests u16 twice, so u32 prints no alignment */
-		if (e->cmp.align == 1)
-			sb_add(s, "u8 ");
-		else if (e->cmp.align == 2)
-			sb_add(s, "u16 ");
+		/* u8, u16 and u32 all printed, as tc 6.1 does (seen in the qemu
+		 * oracle: tests/data/qemu/import.rec, case basic-import) */
+		sb_add(s, "u%d ", e->cmp.align * 8);
 		sb_add(s, "at %d layer %d ", e->cmp.off, e->cmp.layer);
 		if (e->cmp.mask)
 			sb_add(s, "mask 0x%x ", e->cmp.mask);

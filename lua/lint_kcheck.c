@@ -27,9 +27,23 @@ int scenario_lint(lua_State *L, struct scenario *sc, int *n)
 		lua_rawgeti(L, -1, i);
 		ls = luaL_testudata(L, -1, LSIM_MT);
 		lua_pop(L, 1);
-		if (ls && ls->s && lint_sim(ls->s, stdout, n)) {
-			fprintf(sc->err, "tcsim lint: out of memory\n");
-			rc = 1;
+		if (ls && ls->s) {
+			/* the captures it replays, for the checks that need traffic
+			 * (synthetic sources are not read) */
+			struct lint_input *in = calloc((size_t)ls->ninputs + 1, sizeof(*in));
+			char err[1024];
+			int nin = 0, r;
+
+			for (int k = 0; in && k < ls->ninputs; k++)
+				if (ls->inputs[k].capture)
+					in[nin++] = (struct lint_input){ls->inputs[k].dev,
+									 ls->inputs[k].capture};
+			r = in ? lint_sim_traffic(ls->s, in, nin, stdout, n, err, sizeof(err)) : -ENOMEM;
+			free(in);
+			if (r) {
+				fprintf(sc->err, "tcsim lint: %s\n", r == -EIO ? err : "out of memory");
+				rc = 1;
+			}
 		}
 	}
 	lua_pop(L, 1);

@@ -1,8 +1,8 @@
 /* nl_basic.c - `tcsim import` reads basic filters and writes them back as
  * tc lines. libnl-route's rtnl_basic_* and rtnl_ematch_* would parse the
- * tree, but libnl knows the ematch kinds it has modules for only (cmp,
- * nbyte, text, meta) and not em_u32, and it drops what it cannot parse
- * without saying so; the attributes are read here instead, with the
+ * tree, but libnl-route 3.7 has ematch modules for cmp, nbyte, text and
+ * meta only, not for em_u32, which tcsim models; the attributes are read
+ * here instead, with the
  * kernel's numbers (pkt_cls.h, tc_ematch/), as cls_basic's basic_dump and
  * ematch.c's tcf_em_tree_dump send them:
  *
@@ -80,8 +80,8 @@ static int parse_meta(struct nli_filter *f, struct cls_basic_em *e, const uint8_
 		if (type == M_HDR) {
 			if (nla_len(a) < 8)
 				return nl_failf(err, errlen, -EPROTO,
-						"%s: ematch %u: TCA_EM_META_HDR of %d bytes", wh, nr,
-						nla_len(a));
+						"%s: ematch %u: TCA_EM_META_HDR of %d bytes", wh,
+						nr, nla_len(a));
 			for (int s = 0; s < 2; s++) {
 				uint16_t kind;
 
@@ -129,7 +129,8 @@ static int parse_em(struct nli_filter *f, struct cls_basic_em *e, const struct n
 	uint16_t hdr[4];
 
 	if (nla_len(a) < 8)
-		return nl_failf(err, errlen, -EPROTO, "%s: ematch %u of %d bytes", wh, nr, nla_len(a));
+		return nl_failf(err, errlen, -EPROTO, "%s: ematch %u of %d bytes", wh, nr,
+				nla_len(a));
 	memcpy(hdr, p, 8);
 	p += 8;
 	e->kind = hdr[1];
@@ -140,8 +141,8 @@ static int parse_em(struct nli_filter *f, struct cls_basic_em *e, const struct n
 	switch (e->kind) {
 	case CLS_EM_CONTAINER:
 		if (len < 4)
-			return nl_failf(err, errlen, -EPROTO, "%s: ematch %u: container of %d bytes",
-					wh, nr, len);
+			return nl_failf(err, errlen, -EPROTO,
+					"%s: ematch %u: container of %d bytes", wh, nr, len);
 		memcpy(&e->ref, p, 4);
 		/* tcf_em_validate: a container points forward, inside the list */
 		if (e->ref <= nr - 1 || e->ref >= n)
@@ -151,8 +152,8 @@ static int parse_em(struct nli_filter *f, struct cls_basic_em *e, const struct n
 		return 0;
 	case CLS_EM_CMP:
 		if (len < 12)
-			return nl_failf(err, errlen, -EPROTO, "%s: ematch %u: cmp of %d bytes", wh, nr,
-					len);
+			return nl_failf(err, errlen, -EPROTO, "%s: ematch %u: cmp of %d bytes", wh,
+					nr, len);
 		memcpy(&e->cmp_val, p, 4);
 		memcpy(&e->cmp_mask, p + 4, 4);
 		memcpy(&e->cmp_off, p + 8, 2);
@@ -169,8 +170,8 @@ static int parse_em(struct nli_filter *f, struct cls_basic_em *e, const struct n
 		uint32_t mask, val;
 
 		if (len < 16)
-			return nl_failf(err, errlen, -EPROTO, "%s: ematch %u: u32 of %d bytes", wh, nr,
-					len);
+			return nl_failf(err, errlen, -EPROTO, "%s: ematch %u: u32 of %d bytes", wh,
+					nr, len);
 		memcpy(&mask, p, 4);
 		memcpy(&val, p + 4, 4);
 		e->u32_mask = ntohl(mask);
@@ -178,16 +179,14 @@ static int parse_em(struct nli_filter *f, struct cls_basic_em *e, const struct n
 		memcpy(&e->u32_off, p + 8, 4);
 		memcpy(&e->u32_offmask, p + 12, 4);
 		if (e->u32_off % 4 || e->u32_off < 0 || (e->u32_offmask && e->u32_offmask != -1))
-			why(f, "u32: offset %d, offmask 0x%x (tc's words give an aligned offset, "
-			       "nexthdr+ or not)",
+			why(f,
+			    "u32: offset %d, offmask 0x%x (tc's words give an aligned offset, "
+			    "nexthdr+ or not)",
 			    e->u32_off, (unsigned)e->u32_offmask);
 		return 0;
 	}
-	case CLS_EM_META:
-		return parse_meta(f, e, p, len, nr, wh, err, errlen);
-	default:
-		why(f, "ematch kind %u (tcsim models cmp, u32 and meta)", e->kind);
-		return 0;
+	case CLS_EM_META: return parse_meta(f, e, p, len, nr, wh, err, errlen);
+	default: why(f, "ematch kind %u (tcsim models cmp, u32 and meta)", e->kind); return 0;
 	}
 }
 
@@ -200,14 +199,16 @@ int nl_basic_parse(struct nli_filter *f, struct nlattr *opts, const char *wh, ch
 
 	if (!nl_attrs_whole(nla_data(opts), nla_len(opts)))
 		return nl_failf(err, errlen, -EPROTO, "%s: truncated attribute in TCA_OPTIONS", wh);
-	nla_for_each_nested(a, opts, rem) {
+	nla_for_each_nested(a, opts, rem)
+	{
 		int type = nla_type(a);
 
 		if (type < 1 || type > B_MAX)
-			return nl_failf(err, errlen, -EPROTO,
-					"%s: unknown attribute %d in the basic options (TCA_BASIC_*): "
-					"a newer kernel? tcsim cannot tell what it means",
-					wh, type);
+			return nl_failf(
+			    err, errlen, -EPROTO,
+			    "%s: unknown attribute %d in the basic options (TCA_BASIC_*): "
+			    "a newer kernel? tcsim cannot tell what it means",
+			    wh, type);
 		tb[type] = a;
 	}
 	b = calloc(1, sizeof(*b));
@@ -216,8 +217,8 @@ int nl_basic_parse(struct nli_filter *f, struct nlattr *opts, const char *wh, ch
 	f->basic = b;
 	if (tb[B_CLASSID]) {
 		if (nla_len(tb[B_CLASSID]) < 4)
-			return nl_failf(err, errlen, -EPROTO, "%s: TCA_BASIC_CLASSID of %d bytes", wh,
-					nla_len(tb[B_CLASSID]));
+			return nl_failf(err, errlen, -EPROTO, "%s: TCA_BASIC_CLASSID of %d bytes",
+					wh, nla_len(tb[B_CLASSID]));
 		b->has_classid = 1;
 		b->classid = nla_get_u32(tb[B_CLASSID]);
 	}
@@ -228,11 +229,11 @@ int nl_basic_parse(struct nli_filter *f, struct nlattr *opts, const char *wh, ch
 	if (!tb[B_EMATCHES])
 		return 0;
 	if (!nl_attrs_whole(nla_data(tb[B_EMATCHES]), nla_len(tb[B_EMATCHES])))
-		return nl_failf(err, errlen, -EPROTO, "%s: truncated attribute in TCA_BASIC_EMATCHES",
-				wh);
-	nla_for_each_nested(a, tb[B_EMATCHES], rem)
-		if (nla_type(a) == T_HDR || nla_type(a) == T_LIST)
-			tree[nla_type(a)] = a;
+		return nl_failf(err, errlen, -EPROTO,
+				"%s: truncated attribute in TCA_BASIC_EMATCHES", wh);
+	nla_for_each_nested(a, tb[B_EMATCHES],
+			    rem) if (nla_type(a) == T_HDR || nla_type(a) == T_LIST)
+	    tree[nla_type(a)] = a;
 	if (!tree[T_HDR] || nla_len(tree[T_HDR]) < 4)
 		return nl_failf(err, errlen, -EPROTO, "%s: ematch tree without its header", wh);
 	{
@@ -255,7 +256,8 @@ int nl_basic_parse(struct nli_filter *f, struct nlattr *opts, const char *wh, ch
 		unsigned seen = 0;
 		int ret;
 
-		nla_for_each_nested(a, tree[T_LIST], rem) {
+		nla_for_each_nested(a, tree[T_LIST], rem)
+		{
 			unsigned nr = (unsigned)nla_type(a);
 
 			/* tcf_em_tree_validate: numbered 1..nmatches, in order */
@@ -269,7 +271,8 @@ int nl_basic_parse(struct nli_filter *f, struct nlattr *opts, const char *wh, ch
 			seen++;
 		}
 		if (seen != b->n)
-			return nl_failf(err, errlen, -EPROTO, "%s: %u ematches of %u", wh, seen, b->n);
+			return nl_failf(err, errlen, -EPROTO, "%s: %u ematches of %u", wh, seen,
+					b->n);
 	}
 	return 0;
 }
@@ -333,7 +336,8 @@ static void seq(struct out *o, const struct nli_basic *b, unsigned i, int depth)
 			put(o, " )");
 			break;
 		case CLS_EM_CMP:
-			put(o, "cmp(u%d at %u layer %u ", e->cmp_align * 8, e->cmp_off, e->cmp_layer);
+			put(o, "cmp(u%d at %u layer %u ", e->cmp_align * 8, e->cmp_off,
+			    e->cmp_layer);
 			if (e->cmp_mask)
 				put(o, "mask 0x%x ", e->cmp_mask);
 			if (e->cmp_trans)
@@ -390,19 +394,21 @@ void nl_write_basic(struct nl_writer *w, const size_t *v, size_t s, size_t e, ui
 				fprintf(w->tc, "  %s(handle 0x%x: %s)\n", comment, f->handle, r);
 			else
 				nl_omit(w, "%s: %s handle 0x%x: %s",
-					f->why[0] ? "not modelled" : "not reproduced", tp, f->handle, r);
+					f->why[0] ? "not modelled" : "not reproduced", tp,
+					f->handle, r);
 			continue;
 		}
-		put(&o, "filter add dev %s parent %s pref %u protocol %s handle 0x%x basic", w->devq,
-		    pid, f->pref, pw, f->handle);
+		put(&o, "filter add dev %s parent %s pref %u protocol %s handle 0x%x basic",
+		    w->devq, pid, f->pref, pw, f->handle);
 		if (b->n) {
 			put(&o, " match ");
 			seq(&o, b, 0, 0);
 		}
 		put(&o, " classid %s", nl_classid(cid, sizeof(cid), b->classid));
 		if (o.k >= o.n) {
-			nl_omit(w, "not reproduced: %s handle 0x%x: its tree is too long for a line", tp,
-				f->handle);
+			nl_omit(w,
+				"not reproduced: %s handle 0x%x: its tree is too long for a line",
+				tp, f->handle);
 			continue;
 		}
 		fprintf(w->tc, "  %s%s\n", comment ? comment : "", line);

@@ -32,7 +32,7 @@
 
 struct vlan_count {
 	uint64_t frames, tagged, inner4, inner6;
-	uint16_t tpid; /* the first tagged frame's outer TPID */
+	uint16_t tpid;	     /* the first tagged frame's outer TPID */
 	const char *capture; /* the one capture that has tagged frames, or NULL */
 	int ncaps;	     /* captures with tagged frames */
 };
@@ -102,8 +102,9 @@ static void vlan_qdisc(struct vwalk *w, const struct qdisc *q)
 		return;
 	for (const struct tcf_proto *tp = q->ops->has_filters ? q->chain.head : NULL; tp;
 	     tp = tp->next) {
-		uint64_t n = tp->protocol == ETH_P_IP_ ? vc->inner4
-			     : tp->protocol == ETH_P_IPV6_ ? vc->inner6 : 0;
+		uint64_t n = tp->protocol == ETH_P_IP_	   ? vc->inner4
+			     : tp->protocol == ETH_P_IPV6_ ? vc->inner6
+							   : 0;
 		int v6 = tp->protocol == ETH_P_IPV6_;
 		char from[300];
 
@@ -112,18 +113,20 @@ static void vlan_qdisc(struct vwalk *w, const struct qdisc *q)
 		if (vc->capture)
 			snprintf(from, sizeof(from), "%s", vc->capture);
 		else
-			snprintf(from, sizeof(from), "the %d captures into %s", vc->ncaps, w->l->dev);
-		lint_warn(w->l, tp->where[0] ? tp->where : NULL,
-			  "%s filter (pref %u, %s) on %s never sees the %llu %s packet%s of %s that "
-			  "carry %s tag: tc matches a tagged frame as protocol %s (the tag's TPID, "
-			  "offloaded or in the frame), so they skip it; match them with `protocol "
-			  "%s` (flower: vlan_ethtype %s; u32/bpf: read past the tag) or take the "
-			  "tag off before this qdisc (a VLAN device)",
-			  v6 ? "this `protocol ipv6`" : "this `protocol ip`", tp->prio >> 16,
-			  tp->ops->kind, w->l->dev, (unsigned long long)n, v6 ? "IPv6" : "IPv4",
-			  n == 1 ? "" : "s", from, vc->tpid == 0x88a8 ? "an 802.1ad" : "an 802.1Q",
-			  vc->tpid == 0x88a8 ? "802.1ad" : "802.1Q",
-			  vc->tpid == 0x88a8 ? "802.1ad" : "802.1Q", v6 ? "ipv6" : "ip");
+			snprintf(from, sizeof(from), "the %d captures into %s", vc->ncaps,
+				 w->l->dev);
+		lint_warn(
+		    w->l, tp->where[0] ? tp->where : NULL,
+		    "%s filter (pref %u, %s) on %s never sees the %llu %s packet%s of %s that "
+		    "carry %s tag: tc matches a tagged frame as protocol %s (the tag's TPID, "
+		    "offloaded or in the frame), so they skip it; match them with `protocol "
+		    "%s` (flower: vlan_ethtype %s; u32/bpf: read past the tag) or take the "
+		    "tag off before this qdisc (a VLAN device)",
+		    v6 ? "this `protocol ipv6`" : "this `protocol ip`", tp->prio >> 16,
+		    tp->ops->kind, w->l->dev, (unsigned long long)n, v6 ? "IPv6" : "IPv4",
+		    n == 1 ? "" : "s", from, vc->tpid == 0x88a8 ? "an 802.1ad" : "an 802.1Q",
+		    vc->tpid == 0x88a8 ? "802.1ad" : "802.1Q",
+		    vc->tpid == 0x88a8 ? "802.1ad" : "802.1Q", v6 ? "ipv6" : "ip");
 	}
 	if (q->ops->walk)
 		q->ops->walk(q, vlan_class, w);
@@ -143,7 +146,8 @@ int lint_check_vlan(struct lint *l, const struct sim *s, const struct lint_input
 			if (strcmp(in[k].dev, d->name))
 				continue;
 			for (int j = 0; j < k; j++) /* a capture given twice counts once */
-				done |= !strcmp(in[j].dev, d->name) && !strcmp(in[j].capture, in[k].capture);
+				done |= !strcmp(in[j].dev, d->name) &&
+					!strcmp(in[j].capture, in[k].capture);
 			if (!done && count_capture(in[k].capture, &vc, err, errlen))
 				return -EIO;
 		}

@@ -44,11 +44,12 @@ int main(int argc, char **argv)
 
 		if (strncmp(line, want, strlen(want)))
 			continue;
-		for (p = line + strlen(want); hexval(p[0]) >= 0 && hexval(p[1]) >= 0 && len < sizeof(msg);
-		     p += 2)
+		for (p = line + strlen(want);
+		     hexval(p[0]) >= 0 && hexval(p[1]) >= 0 && len < sizeof(msg); p += 2)
 			msg[len++] = (unsigned char)(hexval(p[0]) << 4 | hexval(p[1]));
 		if (len < sizeof(struct nlmsghdr) || ((struct nlmsghdr *)msg)->nlmsg_len != len) {
-			fprintf(stderr, "nlimport: a message of %zu bytes that says otherwise\n", len);
+			fprintf(stderr, "nlimport: a message of %zu bytes that says otherwise\n",
+				len);
 			nl_import_model_free(&m);
 			return 1;
 		}

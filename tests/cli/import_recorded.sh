@@ -7,7 +7,8 @@
 # show` text of the same filters. The dumps go through import's parser and
 # writer (tests/tools/nlimport); the tc lines it writes, run by tcsim, must
 # give the kernel's `tc filter show` text line for line, with nothing left
-# out. No root needed.
+# out; and the filters kernel-check's own messages install there (KSHOW)
+# show the same as tc's. No root needed.
 . tests/support/cli.sh
 NLIMPORT=${NLIMPORT:-${BUILD:-build}/tools/nlimport}
 REC=tests/data/qemu/import.rec
@@ -39,5 +40,19 @@ for name in $names; do
 		diff "$T_TMP/$name.kernel" "$T_TMP/$name.tcsim" | head -20
 	fi
 done
+# kernel-check's own messages (tests/tools/kcmsg --raw, installed by
+# nldump send in the same guest): the kernel's `tc filter show` of them
+# equals that of the filters tc installed from the same lines
+kn=0
+for name in $(sed -n 's/^KSHOW \([^ ]*\) .*/\1/p' "$REC" | uniq); do
+	kn=$((kn + 1))
+	sed -n "s/^KSHOW $name //p" "$REC" >"$T_TMP/$name.kc"
+	sed -n "s/^SHOW $name //p" "$REC" >"$T_TMP/$name.tcshow"
+	if [ -s "$T_TMP/$name.kc" ] && cmp -s "$T_TMP/$name.kc" "$T_TMP/$name.tcshow"; then ok
+	else bad "$name: the kernel holds other filters from kernel-check's messages than from tc's:"
+		diff "$T_TMP/$name.tcshow" "$T_TMP/$name.kc" | head -10; fi
+done
+[ "$kn" -gt 0 ] || bad "no KSHOW case in $REC"
+echo "import_recorded: $kn configurations installed from kernel-check's messages"
 echo "import_recorded: $n recorded kernel dumps imported"
 finish

@@ -9,6 +9,12 @@
 # (tests/qemu/nldump.c, built here with gcc -static and carried into the
 # guest in the tc script: lines "NLDUMP NAME HEX"). The result is written to
 # tests/data/qemu/import.rec with --record, else compared with it.
+# Then, for the flower and basic templates, the messages `tcsim
+# kernel-check` sends for the same filters (tests/tools/kcmsg --raw) are
+# installed on another veth by `nldump send` (explicit handles, as
+# kernel-check sends them), after the template's qdisc lines, and that
+# device's `tc filter show` is recorded too (lines "KSHOW NAME ..."):
+# tests/cli/import_recorded.sh checks that it equals the SHOW of tc's own.
 #
 # Usage: sh tests/qemu/import_oracle.sh [--record]
 # Root, gcc with a static libc, and the oracle needed (exit 77 otherwise).
@@ -17,6 +23,9 @@ SHARED=${TCSIM_SHARED:-../shared}
 ORACLE=${QEMU_ORACLE:-$SHARED/tools/qemu-oracle/run.sh}
 REC=tests/data/qemu/import.rec
 CASES="flower-show flower-ssh flower-order flower-range flower-ipv6 flower-vlan basic basic-import matchall fw"
+KCCASES="flower-show flower-ssh flower-order flower-range flower-ipv6 flower-vlan basic basic-import"
+KCMSG=${KCMSG:-build/tools/kcmsg}
+[ -x "$KCMSG" ] || { echo "import_oracle: SKIP: $KCMSG not built (make)"; exit 77; }
 [ "$(id -u)" = 0 ] || { echo "import_oracle: SKIP: not root"; exit 77; }
 [ -x "$ORACLE" ] || [ -f "$ORACLE" ] || { echo "import_oracle: SKIP: no oracle at $ORACLE"; exit 77; }
 W=$(mktemp -d) || exit 1
@@ -39,6 +48,20 @@ gcc -static -O2 -s -o "$W/nldump" tests/qemu/nldump.c 2>"$W/gcc.err" ||
 		echo "tc filter show dev c$k | sed 's/^/SHOW $name /'"
 		echo "/tmp/nldump $name c$k 10000"
 	done
+	k=0
+	for name in $KCCASES; do
+		k=$((k + 1))
+		tmpl=tests/data/qemu/$name.tc
+		sed 's/\$DEV/eth0/g' "$tmpl" >"$W/kc.tc"
+		"$KCMSG" --raw --tc "$W/kc.tc" >"$W/kc.msgs" || exit 1
+		echo "ip link add e$k type veth peer name e${k}p"
+		echo "DEV=e$k"
+		grep -v '^#' "$tmpl" | grep -v ' filter add '
+		echo "/tmp/nldump send e$k <<'KC'"
+		cat "$W/kc.msgs"
+		echo "KC"
+		echo "tc filter show dev e$k | sed 's/^/KSHOW $name /'"
+	done
 } >"$W/guest.sh"
 # one frame is enough: nothing is classified here
 bash "$ORACLE" "$W/guest.sh" scenarios/captures/icmp_5_pings.pcap --count 1 >"$W/stats" 2>"$W/err"
@@ -46,7 +69,7 @@ rc=$?
 if [ $rc -ne 0 ]; then
 	echo "import_oracle: FAIL: the oracle exited $rc"; tail -20 "$W/err"; exit 1
 fi
-sed -n -E 's/^qemu-oracle: tc script: ((SHOW|NLDUMP) .*)/\1/p' "$W/err" >"$W/rec"
+sed -n -E 's/^qemu-oracle: tc script: ((SHOW|NLDUMP|KSHOW|NLSENT) .*)/\1/p' "$W/err" >"$W/rec"
 for name in $CASES; do
 	grep -q "^NLDUMP $name " "$W/rec" || { echo "import_oracle: FAIL: nothing dumped for $name"; exit 1; }
 done

@@ -4,6 +4,9 @@
  *   kcmsg --tc FILE   runs the tc file in a simulation and prints, for each
  *                     flower (and basic) filter on the root of its first
  *                     device, the RTM_NEWTFILTER kernel-check would send;
+ *   kcmsg --raw --tc FILE  the same messages whole, one "KCMSG HEX" line
+ *                     each (tests/qemu/nldump.c send installs them in the
+ *                     qemu oracle's kernel);
  *   kcmsg --hex       reads the hex bytes of one netlink message (spaces and
  *                     newlines ignored) and prints it the same way.
  * One line per message: "pref P proto 0xPPPP handle 0xH KIND", then one
@@ -125,6 +128,8 @@ static int from_hex(void)
 	return 0;
 }
 
+static int raw;
+
 static int from_tc(const char *file)
 {
 	struct sim_config cfg;
@@ -155,7 +160,16 @@ static int from_tc(const char *file)
 
 			if (!m)
 				break;
-			print_msg(nlmsg_hdr(m), 1);
+			if (raw) {
+				const unsigned char *b = (const unsigned char *)nlmsg_hdr(m);
+
+				printf("KCMSG ");
+				for (unsigned k = 0; k < nlmsg_hdr(m)->nlmsg_len; k++)
+					printf("%02x", b[k]);
+				printf("\n");
+			} else {
+				print_msg(nlmsg_hdr(m), 1);
+			}
 			nlmsg_free(m);
 		}
 	sim_free(&s);
@@ -167,8 +181,12 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--tc"))
 		return from_tc(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "--raw") && !strcmp(argv[2], "--tc")) {
+		raw = 1;
+		return from_tc(argv[3]);
+	}
 	if (argc == 2 && !strcmp(argv[1], "--hex"))
 		return from_hex();
-	fprintf(stderr, "usage: kcmsg --tc FILE | kcmsg --hex < BYTES\n");
+	fprintf(stderr, "usage: kcmsg [--raw] --tc FILE | kcmsg --hex < BYTES\n");
 	return 2;
 }

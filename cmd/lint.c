@@ -122,7 +122,7 @@ int lint_main(int argc, char **argv)
 			return 2;
 		}
 		for (int i = optind; i < argc; i++)
-			in[i - optind] = (struct lint_input){dev, argv[i]};
+			in[i - optind] = (struct lint_input){.dev = dev, .capture = argv[i]};
 		ret = lint_sim_traffic(&s, in, argc - optind, stdout, &nwarn, err, sizeof(err));
 		free(in);
 	} else {

@@ -28,18 +28,51 @@ int scenario_lint(lua_State *L, struct scenario *sc, int *n)
 		ls = luaL_testudata(L, -1, LSIM_MT);
 		lua_pop(L, 1);
 		if (ls && ls->s) {
-			/* the captures it replays, for the checks that need traffic
-			 * (synthetic sources are not read) */
+			/* the traffic, for the checks that need it: the captures it
+			 * replays, and its synthetic sources that carry a VLAN tag,
+			 * saved to temporary pcaps as kernel-check saves them */
 			struct lint_input *in = calloc((size_t)ls->ninputs + 1, sizeof(*in));
-			char err[1024];
-			int nin = 0, r;
+			char (*names)[64] = calloc((size_t)ls->ninputs + 1, sizeof(*names));
+			char (*paths)[64] = calloc((size_t)ls->ninputs + 1, sizeof(*paths));
+			char err[1024], dir[] = "/tmp/tcsim-lint-XXXXXX";
+			int nin = 0, r = 0, made = 0, nsynth = 0, nsrc = 0;
 
-			for (int k = 0; in && k < ls->ninputs; k++)
-				if (ls->inputs[k].capture)
-					in[nin++] = (struct lint_input){ls->inputs[k].dev,
-									 ls->inputs[k].capture};
-			r = in ? lint_sim_traffic(ls->s, in, nin, stdout, n, err, sizeof(err)) : -ENOMEM;
+			for (int k = 0; in && names && paths && !r && k < ls->ninputs; k++) {
+				const struct lsim_input *li = &ls->inputs[k];
+
+				if (li->capture) {
+					in[nin++] = (struct lint_input){.dev = li->dev, .capture = li->capture};
+					continue;
+				}
+				if (!li->synth || (nsrc++, !li->synth->vlan))
+					continue;
+				if (!made && !mkdtemp(dir)) {
+					snprintf(err, sizeof(err), "%s: %s", dir, strerror(errno));
+					r = -EIO;
+					break;
+				}
+				made = 1;
+				snprintf(paths[nin], sizeof(paths[nin]), "%s/synth%d.pcap", dir, ++nsynth);
+				snprintf(names[nin], sizeof(names[nin]), "sim:traffic #%d (synthetic)", nsrc);
+				if (synth_save_pcap(li->synth, paths[nin], err, sizeof(err)) < 0) {
+					r = -EIO;
+					break;
+				}
+				in[nin] = (struct lint_input){.dev = li->dev, .capture = paths[nin], .name = names[nin]};
+				nin++;
+			}
+			if (!in || !names || !paths)
+				r = -ENOMEM;
+			if (!r)
+				r = lint_sim_traffic(ls->s, in, nin, stdout, n, err, sizeof(err));
+			for (int k = 0; paths && k < nin; k++)
+				if (paths[k][0])
+					unlink(paths[k]);
+			if (made)
+				rmdir(dir);
 			free(in);
+			free(names);
+			free(paths);
 			if (r) {
 				fprintf(sc->err, "tcsim lint: %s\n", r == -EIO ? err : "out of memory");
 				rc = 1;

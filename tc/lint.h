@@ -25,6 +25,7 @@ int lint_sim(const struct sim *s, FILE *out, int *nwarnings);
 struct lint_input {
 	const char *dev;
 	const char *capture;
+	const char *name; /* what warnings call it (NULL: the capture's path) */
 };
 /* lint_sim, and the checks that need the traffic too (lint_vlan.c). 0,
  * -ENOMEM, or -EIO with a one-line message in err (a capture it cannot read;

@@ -42,7 +42,8 @@ static int is_tag(uint16_t t)
 	return t == 0x8100 || t == 0x88a8;
 }
 
-static int count_capture(const char *path, struct vlan_count *vc, char *err, size_t errlen)
+static int count_capture(const char *path, const char *name, struct vlan_count *vc, char *err,
+			 size_t errlen)
 {
 	struct capture *c;
 	struct cap_pkt p;
@@ -75,7 +76,7 @@ static int count_capture(const char *path, struct vlan_count *vc, char *err, siz
 	if (k < 0)
 		return -EIO;
 	if (vc->tagged > before) {
-		vc->capture = vc->ncaps ? NULL : path;
+		vc->capture = vc->ncaps ? NULL : name;
 		vc->ncaps++;
 	}
 	return 0;
@@ -148,7 +149,8 @@ int lint_check_vlan(struct lint *l, const struct sim *s, const struct lint_input
 			for (int j = 0; j < k; j++) /* a capture given twice counts once */
 				done |= !strcmp(in[j].dev, d->name) &&
 					!strcmp(in[j].capture, in[k].capture);
-			if (!done && count_capture(in[k].capture, &vc, err, errlen))
+			if (!done && count_capture(in[k].capture, in[k].name ? in[k].name : in[k].capture,
+						 &vc, err, errlen))
 				return -EIO;
 		}
 		if (!vc.inner4 && !vc.inner6)

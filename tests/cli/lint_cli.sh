@@ -129,6 +129,22 @@ LUA
 else
 	echo "lint_cli: no $VC: the VLAN traffic checks are skipped"
 fi
+# a scenario's synthetic source with a VLAN tag (saved to a temporary pcap,
+# removed after): the second sim:traffic, 101 tagged IPv4 packets
+cat >"$T_TMP/synth.lua" <<'LUA'
+local sim = tcsim.sim{ seed = 1 }
+local eth0 = sim:dev("eth0", { rate = "100mbit" })
+eth0:tc[[
+  qdisc add dev eth0 root handle 1: prio
+  filter add dev eth0 parent 1: pref 1 protocol ip u32 match ip protocol 17 0xff classid 1:1
+]]
+sim:traffic{ pps = 10, duration = "1s", size = 200 }
+sim:traffic{ pps = 100, duration = "1s", size = 200, vlan = 5 }
+sim:run()
+LUA
+expect_out "vlan: a synthetic source" "$T_TMP/synth.lua:5: warning: this \`protocol ip\` filter (pref 1, u32) on eth0 never sees the 101 IPv4 packets of sim:traffic #2 (synthetic) that carry an 802.1Q tag: tc matches a tagged frame as protocol 802.1Q (the tag's TPID, offloaded or in the frame), so they skip it; match them with \`protocol 802.1Q\` (flower: vlan_ethtype ip; u32/bpf: read past the tag) or take the tag off before this qdisc (a VLAN device)
+lint: $T_TMP/synth.lua: 1 warning" $TCSIM lint "$T_TMP/synth.lua"
+ls -d /tmp/tcsim-lint-* >/dev/null 2>&1 && bad "vlan: a /tmp/tcsim-lint-* folder was left behind" || ok
 expect_out "vlan: no captures" "lint: $D/vlan.tc: no warnings" $TCSIM lint --tc $D/vlan.tc
 expect_err "vlan: unreadable capture" "^tcsim lint: $D/nonexistent.pcap: " $TCSIM lint --tc $D/vlan.tc $D/nonexistent.pcap
 expect_rc "vlan: unreadable capture: exit 2" 2 $TCSIM lint --tc $D/vlan.tc $D/nonexistent.pcap

@@ -1,7 +1,16 @@
-/* kc_cls.c - `tcsim kernel-check` installs a chain's u32 filters in the
- * kernel, as tc would send them (RTM_NEWTFILTER, TCA_U32_*), from tcsim's
- * own model of each filter (cls_u32_elem_at); and says in one line that
- * the kernel lacks cls_flower or cls_u32 when it does.
+/* kc_cls.c - `tcsim kernel-check` installs a chain's u32, flower and basic
+ * filters in the kernel, as tc would send them (RTM_NEWTFILTER, TCA_U32_*,
+ * TCA_FLOWER_*, TCA_BASIC_*), from tcsim's own model of each filter
+ * (cls_u32_elem_at, cls_flower_at, cls_basic_at); and says in one line that
+ * the kernel lacks the classifier when it does (ENOENT on the first one).
+ *
+ * flower: the attributes iproute2 6.1's f_flower.c sends for the key tcsim
+ * keeps (the filter's protocol as eth_type unless all, a plain port without
+ * its mask, the flags always), the masks in tcsim's order, each with its
+ * filters, explicit handles. basic: the classid and the ematch tree as
+ * m_ematch.c and em_cmp.c, em_u32.c, em_meta.c pack it, oldest filter first
+ * (the kernel's list is newest first). tests/kernel/kc_msg_tc.sh compares
+ * both with what tc sends, attribute for attribute.
  *
  * u32's tables share one id counter per qdisc, and a root table's id (the
  * one each tcf_proto makes, 800: then the next automatic one) cannot be

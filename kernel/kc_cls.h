@@ -12,9 +12,10 @@ struct tcf_proto;
 struct kc_result;
 
 /* Installs tp (of chain, attached at parent) in the kernel: u32 (all the
- * chain's u32 filters when tp is its first, nothing after); other kinds
- * say that the kernel lacks them (KCHECK_CANNOT_RUN) or that kernel-check
- * cannot install them. 0, or -1 with the reason in r. */
+ * chain's u32 filters when tp is its first, nothing after), flower and
+ * basic (each filter); a kind the kernel lacks is said (KCHECK_CANNOT_RUN),
+ * other kinds say that kernel-check cannot install them. 0, or -1 with the
+ * reason in r. */
 int kc_add_cls(struct nl_sock *sk, int ifindex, const struct tcf_chain *chain,
 	       const struct tcf_proto *tp, uint32_t parent, struct kc_result *r);
 

@@ -130,8 +130,13 @@ check: $(BUILD)/.deps-test $(BUILD)/tcsim $(UNIT_BIN) $(TOOL_BIN) $(REPLAY_BIN)
 # qemu (root; ~5 minutes):
 # tests/qemu/prio_oracle.sh replays each recorded case live. make check
 # compares with the recorded kernel output instead (tests/cli/prio_recorded.sh).
-check-qemu: $(BUILD)/.deps-test $(BUILD)/tcsim
+# tests/qemu/import_oracle.sh then checks that the kernel still dumps what
+# tests/data/qemu/import.rec holds (flower, basic, matchall, fw; and the
+# filters kernel-check's messages install), which tests/cli/import_recorded.sh
+# replays in make check.
+check-qemu: $(BUILD)/.deps-test $(BUILD)/tcsim $(TOOL_BIN)
 	@TCSIM=$(abspath $(BUILD))/tcsim sh tests/qemu/prio_oracle.sh
+	@KCMSG=$(abspath $(BUILD))/tools/kcmsg sh tests/qemu/import_oracle.sh
 
 # tbf and htb against this machine's kernel, departure by departure, in
 # private namespaces (root; about a minute): timings compared within the

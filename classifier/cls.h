@@ -130,6 +130,7 @@ struct tcf_proto {
 	void *priv;
 	uint64_t hits; /* packets this tcf_proto matched */
 	int auto_pref;  /* its pref was automatic (tcf_auto_prio), for tcsim lint */
+	char where[160]; /* "file:line" of the command that made it, for tcsim lint */
 };
 
 struct tcf_chain {
@@ -230,6 +231,72 @@ struct cls_fw_info {
 	uint32_t handle, classid; /* of filter i */
 };
 int cls_fw_at(const struct tcf_proto *tp, size_t i, struct cls_fw_info *info);
+
+/* A flower filter's key and mask as fl_set_key keeps them (struct
+ * fl_flow_key, the fields tcsim models; host order except the addresses,
+ * which are in network order), for kernel-check to send the attributes
+ * that make the same key in the kernel (cls_flower_at, cls_flower.c: the
+ * masks in the order they are tried, each with its filters in creation
+ * order; -1 past the last). */
+struct cls_flower_key {
+	uint8_t dst_mac[6], src_mac[6];
+	uint16_t n_proto;
+	uint8_t ip_proto;
+	uint8_t addr_type; /* 4 or 6 (mask 0xff) when an address is matched */
+	uint8_t src[16], dst[16];
+	uint16_t sport, dport;
+	uint16_t sport_min, sport_max, dport_min, dport_max; /* tp_range */
+	uint8_t tos, ttl;
+	uint16_t tcp_flags;
+	uint8_t icmp_type, icmp_code;
+	uint8_t vlan_prio;
+	uint16_t vlan_id, vlan_tpid, vlan_eth_type;
+};
+struct cls_flower_info {
+	uint32_t handle, classid, flags; /* flags: TCA_CLS_FLAGS_SKIP_HW */
+	int vlan_ethtype;		  /* the request named vlan_ethtype */
+	struct cls_flower_key key, mask;
+};
+int cls_flower_at(const struct tcf_proto *tp, size_t i, struct cls_flower_info *info);
+
+/* A basic filter as cls_basic_at (cls_basic.c) reports it for kernel-check
+ * and as `tcsim import` reads it back: its ematch tree flattened as the
+ * kernel keeps it (struct tcf_ematch_tree: a sequence, then the sequences
+ * of its containers), with the kernel's numbers. i counts the filters in
+ * the order they were made (-1 past the last). */
+#define CLS_BASIC_MAX_EM 256
+#define CLS_EM_CONTAINER 0 /* TCF_EM_* */
+#define CLS_EM_CMP 1
+#define CLS_EM_U32 3
+#define CLS_EM_META 4
+#define CLS_META_VALUE 0     /* TCF_META_ID_* */
+#define CLS_META_PRIORITY 6
+#define CLS_META_NFMARK 12
+struct cls_basic_em {
+	uint16_t kind;	     /* CLS_EM_* */
+	uint8_t invert, rel; /* rel: TCF_EM_REL_END 0, _AND 1, _OR 2 */
+	uint32_t ref;	     /* container: the index of its sequence's first match */
+	/* cmp: struct tcf_em_cmp (align 1, 2 or 4; layer 0..2; opnd eq 0, gt 1, lt 2) */
+	uint32_t cmp_val, cmp_mask;
+	uint16_t cmp_off;
+	uint8_t cmp_align, cmp_layer, cmp_opnd, cmp_trans;
+	/* u32: struct tc_u32_key, host order */
+	uint32_t u32_val, u32_mask;
+	int32_t u32_off, u32_offmask;
+	/* meta: each side (0 left, 1 right) an id (CLS_META_*) with its shift
+	 * and mask, or a value (CLS_META_VALUE); op as cmp's opnd */
+	uint16_t meta_id[2];
+	uint8_t meta_shift[2], meta_op;
+	uint32_t meta_val[2];
+};
+struct cls_basic_info {
+	uint32_t handle, classid;
+	int has_classid;
+	unsigned n; /* matches in em (0: no tree, every packet matches) */
+	struct cls_basic_em em[CLS_BASIC_MAX_EM];
+};
+extern const struct tcf_proto_ops cls_basic_ops;
+int cls_basic_at(const struct tcf_proto *tp, size_t i, struct cls_basic_info *info);
 
 /* tc's classid words: "1:2", ":2", "1:", "root", "none", bare hex. */
 int tc_get_classid(uint32_t *out, const char *s);

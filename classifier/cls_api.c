@@ -105,6 +105,7 @@ int tcf_chain_change(struct tcf_chain *chain, const struct tcf_request *req,
 		created->prio = prio;
 		created->protocol = req->protocol;
 		created->auto_pref = automatic;
+		snprintf(created->where, sizeof(created->where), "%s", req->where ? req->where : "");
 		created->ops = ops;
 		tp = created;
 	} else if (req->kind && strcmp(tp->ops->kind, req->kind)) {

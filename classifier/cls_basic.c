@@ -1118,11 +1118,9 @@ static void em_print_leaf(struct sbuf *s, const struct em *e)
 	switch (e->kind) {
 	case EM_CMP:
 		sb_add(s, "cmp(");
-		/* sic: em_cmp.c tests u16 twice, so u32 prints no alignment */
-		if (e->cmp.align == 1)
-			sb_add(s, "u8 ");
-		else if (e->cmp.align == 2)
-			sb_add(s, "u16 ");
+		/* u8, u16 and u32 all printed, as tc 6.1 does (seen in the qemu
+		 * oracle: tests/data/qemu/import.rec, case basic-import) */
+		sb_add(s, "u%d ", e->cmp.align * 8);
 		sb_add(s, "at %d layer %d ", e->cmp.off, e->cmp.layer);
 		if (e->cmp.mask)
 			sb_add(s, "mask 0x%x ", e->cmp.mask);
@@ -1253,3 +1251,61 @@ const struct tcf_proto_ops cls_basic_ops = {
     .classify_traced = basic_classify_traced,
     .get_handle = basic_get_handle,
 };
+
+/* The i-th filter in the order they were made (the list is newest first),
+ * its tree with the kernel's numbers, for kernel-check. */
+int cls_basic_at(const struct tcf_proto *tp, size_t i, struct cls_basic_info *info)
+{
+	const struct basic_head *head = tp->ops == &cls_basic_ops ? tp->priv : NULL;
+	const struct basic_filter *f;
+	size_t n = 0;
+
+	for (f = head ? head->list : NULL; f; f = f->next)
+		n++;
+	if (i >= n)
+		return -1;
+	for (f = head->list, i = n - 1 - i; i; i--)
+		f = f->next;
+	memset(info, 0, sizeof(*info));
+	info->handle = f->handle;
+	info->classid = f->classid;
+	info->has_classid = f->has_classid;
+	info->n = f->n;
+	for (unsigned k = 0; k < f->n && k < CLS_BASIC_MAX_EM; k++) {
+		const struct em *e = &f->m[k];
+		struct cls_basic_em *o = &info->em[k];
+
+		o->kind = e->kind;
+		o->invert = e->invert;
+		o->rel = e->rel;
+		o->ref = e->ref;
+		if (e->kind == EM_CMP) {
+			o->cmp_val = e->cmp.val;
+			o->cmp_mask = e->cmp.mask;
+			o->cmp_off = e->cmp.off;
+			o->cmp_align = e->cmp.align;
+			o->cmp_layer = e->cmp.layer;
+			o->cmp_opnd = e->cmp.opnd;
+			o->cmp_trans = e->cmp.trans;
+		} else if (e->kind == EM_U32) {
+			o->u32_val = e->u32.val;
+			o->u32_mask = e->u32.mask;
+			o->u32_off = e->u32.off;
+			o->u32_offmask = e->u32.offmask;
+		} else if (e->kind == EM_META) {
+			const struct meta_obj *side[2] = {&e->meta.l, &e->meta.r};
+
+			for (int s = 0; s < 2; s++) {
+				int id = side[s]->id == META_PRIORITY ? CLS_META_PRIORITY
+					 : side[s]->id == META_NFMARK ? CLS_META_NFMARK
+								       : CLS_META_VALUE;
+
+				o->meta_id[s] = (uint16_t)id;
+				o->meta_shift[s] = side[s]->shift;
+				o->meta_val[s] = side[s]->val;
+			}
+			o->meta_op = e->meta.op;
+		}
+	}
+	return 0;
+}

@@ -29,28 +29,14 @@
 
 #define FL_SKIP_HW 1u /* TCA_CLS_FLAGS_SKIP_HW */
 
-/* struct fl_flow_key, the fields tcsim models: the same layout serves as
- * key and as mask (a zero mask field is not matched). Zeroed as a whole so
- * that two masks compare with memcmp, as the kernel's rhashtable does. */
-struct fl_key {
-	uint8_t dst_mac[6], src_mac[6];
-	uint16_t n_proto;
-	uint8_t ip_proto;
-	uint8_t addr_type; /* 4 or 6 (mask 0xff) when an address is matched */
-	uint8_t src[16], dst[16];
-	uint16_t sport, dport;
-	uint16_t sport_min, sport_max, dport_min, dport_max; /* tp_range */
-	uint8_t tos, ttl;
-	uint16_t tcp_flags;
-	uint8_t icmp_type, icmp_code;
-	uint8_t vlan_prio;
-	uint16_t vlan_id, vlan_tpid, vlan_eth_type;
-};
+/* struct fl_flow_key is struct cls_flower_key (cls.h): the same layout serves
+ * as key and as mask (a zero mask field is not matched). Zeroed as a whole
+ * so that two masks compare with memcmp, as the kernel's rhashtable does. */
 
 /* struct fl_flow_mask: one per distinct mask, in head->masks order. */
 struct fl_mask {
 	struct fl_mask *next;
-	struct fl_key key;
+	struct cls_flower_key key;
 	unsigned refs; /* filters using it; it goes with the last one */
 	int range;     /* TCA_FLOWER_MASK_FLAGS_RANGE: a port range is masked */
 };
@@ -58,7 +44,7 @@ struct fl_mask {
 struct fl_filter {
 	struct fl_filter *next; /* insertion order (mask->filters order) */
 	struct fl_mask *mask;
-	struct fl_key key;
+	struct cls_flower_key key;
 	uint32_t handle;
 	uint32_t classid;
 	uint32_t flags; /* FL_SKIP_HW */
@@ -265,7 +251,7 @@ static int get_port(const char *s, uint16_t *port, uint16_t *mask, uint16_t *min
 /* One request's words, as flower_parse_opt takes them and fl_set_key keeps
  * them. */
 struct fl_opts {
-	struct fl_key key, mask;
+	struct cls_flower_key key, mask;
 	uint32_t classid;
 	uint32_t flags;
 	int vlan_ethtype;
@@ -288,7 +274,7 @@ static int fl_parse(const struct tcf_request *req, uint16_t tc_proto, struct fl_
 		    size_t errlen)
 {
 	/* what iproute2 sends, before the kernel's fl_set_key sorts it */
-	struct fl_key k = {0}, m = {0};
+	struct cls_flower_key k = {0}, m = {0};
 	int has_tos = 0, has_ttl = 0, has_flags = 0, has_icmp = 0;
 	uint16_t eth_type = tc_proto, vlan_ethtype = 0;
 	uint8_t ip_proto = 0xff;
@@ -609,7 +595,7 @@ unmodelled:
 /* ---- the filters ---- */
 
 /* The masked key, as fl_set_masked_key stores it and the hash compares it. */
-static void masked(struct fl_key *out, const struct fl_key *k, const struct fl_key *m)
+static void masked(struct cls_flower_key *out, const struct cls_flower_key *k, const struct cls_flower_key *m)
 {
 	const uint8_t *a = (const uint8_t *)k, *b = (const uint8_t *)m;
 	uint8_t *o = (uint8_t *)out;
@@ -655,7 +641,7 @@ static int cls_fl_change(struct tcf_proto *tp, const struct tcf_request *req,
 	struct fl_head *head = tp->priv;
 	struct fl_filter *old = NULL, *f, **pp;
 	struct fl_mask *mask;
-	struct fl_key mkey;
+	struct cls_flower_key mkey;
 	struct fl_opts o;
 	int ret = fl_parse(req, req->protocol, &o, err, errlen);
 
@@ -689,7 +675,7 @@ static int cls_fl_change(struct tcf_proto *tp, const struct tcf_request *req,
 	/* fl_ht_insert_unique: one filter per masked key in a mask */
 	masked(&mkey, &o.key, &o.mask);
 	for (f = head->filters; mask && !old && f; f = f->next) {
-		struct fl_key other;
+		struct cls_flower_key other;
 
 		if (f->mask != mask)
 			continue;
@@ -768,7 +754,7 @@ static void fmt_addr(char *buf, size_t n, const uint8_t *a, int fam)
 /* The first key of f (in the show order) that the packet's k does not
  * match, described in why; NULL when the masked keys are equal. Port
  * ranges are left to the caller (fl_lookup_range). */
-static const char *fl_mismatch(const struct fl_key *fk, const struct fl_key *m,
+static const char *fl_mismatch(const struct cls_flower_key *fk, const struct cls_flower_key *m,
 			       const struct flow_fl_keys *k, char *why, size_t n)
 {
 	int fam = fk->addr_type;
@@ -863,7 +849,7 @@ static const char *fl_mismatch(const struct fl_key *fk, const struct fl_key *m,
 }
 
 /* fl_range_port_dst_cmp / _src_cmp: the packet's ports inside f's ranges. */
-static const char *fl_range_miss(const struct fl_key *fk, const struct fl_mask *mask,
+static const char *fl_range_miss(const struct cls_flower_key *fk, const struct fl_mask *mask,
 				 const struct flow_fl_keys *k, char *why, size_t n)
 {
 	if (mask->key.dport_min && mask->key.dport_max &&
@@ -879,7 +865,7 @@ static const char *fl_range_miss(const struct fl_key *fk, const struct fl_mask *
 	return NULL;
 }
 
-static int same_range(const struct fl_key *a, const struct fl_key *b)
+static int same_range(const struct cls_flower_key *a, const struct cls_flower_key *b)
 {
 	return a->dport_min == b->dport_min && a->dport_max == b->dport_max &&
 	       a->sport_min == b->sport_min && a->sport_max == b->sport_max;
@@ -1098,7 +1084,7 @@ static void print_masked(struct sbuf *b, const char *name, unsigned v, unsigned 
 
 static void fl_dump_one(const struct fl_filter *f, struct sbuf *b)
 {
-	const struct fl_key *k = &f->key, *m = &f->mask->key;
+	const struct cls_flower_key *k = &f->key, *m = &f->mask->key;
 	uint16_t eth_type = m->n_proto ? k->n_proto : 0;
 	uint8_t ipp = m->ip_proto ? k->ip_proto : 0xff;
 	int ports = ipp == IPPROTO_TCP_ || ipp == IPPROTO_UDP_ || ipp == IPPROTO_SCTP_;
@@ -1259,3 +1245,26 @@ const struct tcf_proto_ops cls_flower_ops = {
 	.handle_at = cls_fl_handle_at,
 	.classify_traced = cls_fl_classify_traced,
 };
+
+/* The i-th filter for kernel-check: the masks in the order they are tried,
+ * each with its filters in creation order, so that sending them in this
+ * order makes the kernel's masks in the same order. */
+int cls_flower_at(const struct tcf_proto *tp, size_t i, struct cls_flower_info *info)
+{
+	const struct fl_head *head = tp->ops == &cls_flower_ops ? tp->priv : NULL;
+
+	for (const struct fl_mask *mask = head ? head->masks : NULL; mask; mask = mask->next)
+		for (const struct fl_filter *f = head->filters; f; f = f->next) {
+			if (f->mask != mask || i--)
+				continue;
+			memset(info, 0, sizeof(*info));
+			info->handle = f->handle;
+			info->classid = f->classid;
+			info->flags = f->flags;
+			info->vlan_ethtype = f->vlan_ethtype;
+			info->key = f->key;
+			info->mask = mask->key;
+			return 0;
+		}
+	return -1;
+}

@@ -12,7 +12,7 @@
 #include "scenario.h"
 
 static const char usage_kcheck[] =
-	"usage: tcsim kernel-check --tc FILE [--dev NAME] [--htb|--tree] [--priority P] [--limit N] [-v] CAPTURE...\n"
+	"usage: tcsim kernel-check --tc FILE [--dev NAME] [--htb|--tree] [--priority P] [--mark M|EXPR=M]... [--limit N] [-v] CAPTURE...\n"
 	"  Runs the tc file and the captures through tcsim and through this kernel (root:\n"
 	"  a private network namespace, a veth pair, the same filters, every frame sent\n"
 	"  from a packet socket) and compares the per-class counts.\n"
@@ -23,6 +23,9 @@ static const char usage_kcheck[] =
 	"  --priority forward|N|X:Y  skb->priority of every frame, on both sides: a\n"
 	"               router's (IPv4 TOS) or fixed, as in tcsim run [0, a packet socket's];\n"
 	"               one naming a class of the root (X:Y, X its handle) needs the tree\n"
+	"  --mark M|EXPR=M  skb->mark of the frames, on both sides, as in tcsim run: the\n"
+	"               first rule whose tcpdump expression selects a frame gives its mark\n"
+	"               (repeatable; the kernel's socket gets it with SO_MARK) [0]\n"
 	"  --limit N    at most N packets of each capture\n"
 	"  -v           also list the kernel's classes as read back\n"
 	"exit: 0 same, 1 different, 2 usage, error or cannot run here\n";
@@ -49,13 +52,21 @@ int kcheck_main(int argc, char **argv)
 			free(caps);
 			return 0;
 		} else if ((!strcmp(a, "--tc") || !strcmp(a, "--dev") || !strcmp(a, "--limit") ||
-			    !strcmp(a, "--priority")) && i + 1 < argc) {
+			    !strcmp(a, "--priority") || !strcmp(a, "--mark")) && i + 1 < argc) {
 			const char *v = argv[++i];
 
 			if (!strcmp(a, "--tc")) {
 				tcfile = v;
 			} else if (!strcmp(a, "--dev")) {
 				devname = v;
+			} else if (!strcmp(a, "--mark")) {
+				char merr[512];
+
+				if (mark_rules_parse(&o.marks, v, merr, sizeof(merr))) {
+					fprintf(stderr, "tcsim kernel-check: --mark '%s': %s\n", v, merr);
+					free(caps);
+					return 2;
+				}
 			} else if (!strcmp(a, "--priority")) {
 				enum prio_mode m = PRIO_FIXED;
 

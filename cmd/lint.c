@@ -1,5 +1,6 @@
 /* lint.c - `tcsim lint`: the command line of the policy lint (tc/lint.c
  * holds the checks), over a tc file or over a scenario's simulations. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,10 @@ static const char usage_lint[] =
 	"  --kernel current|3.13, --sfq-allot units|bytes, --sfq-hash tuple|random, --seed N,\n"
 	"  --timer-latency T, --var NAME=VALUE, --force:\n"
 	"                   as tcsim run (a --rate in bps is bytes per second: a warning)\n"
-	"  the replay and output options of tcsim run and CAPTUREs are accepted (checked) and ignored\n"
+	"  CAPTURE...       the traffic that enters the device (--dev, or the first the tc file\n"
+	"                   names): read for the warnings that need packets (a protocol ip/ipv6\n"
+	"                   filter in front of VLAN-tagged IPv4/IPv6)\n"
+	"  the replay and output options of tcsim run are accepted (checked) and ignored\n"
 	"exit: 0, 1 (--strict and warnings), 2 (bad input)\n";
 /* clang-format on */
 
@@ -108,11 +112,26 @@ int lint_main(int argc, char **argv)
 		printf("--rate: warning: %s\n", msg);
 		nwarn++;
 	}
-	ret = lint_sim(&s, stdout, &nwarn);
+	if (optind < argc) {
+		struct lint_input *in = calloc((size_t)(argc - optind), sizeof(*in));
+		const char *dev = devname ? devname : s.ndevs ? s.devs[0]->name : "";
+
+		if (!in) {
+			sim_free(&s);
+			fprintf(stderr, "tcsim lint: out of memory\n");
+			return 2;
+		}
+		for (int i = optind; i < argc; i++)
+			in[i - optind] = (struct lint_input){.dev = dev, .capture = argv[i]};
+		ret = lint_sim_traffic(&s, in, argc - optind, stdout, &nwarn, err, sizeof(err));
+		free(in);
+	} else {
+		ret = lint_sim(&s, stdout, &nwarn);
+	}
 	sim_free(&s);
 	if (ret) {
 		fflush(stdout);
-		fprintf(stderr, "tcsim lint: out of memory\n");
+		fprintf(stderr, "tcsim lint: %s\n", ret == -EIO ? err : "out of memory");
 		return 2;
 	}
 	lint_summary(stdout, tcfile, nwarn);

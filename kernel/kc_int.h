@@ -47,6 +47,8 @@ struct kc_plan {
 	int prio_forward;	  /* skb->priority: kcheck_opts' */
 	uint32_t priority;
 	const struct kcheck_prio *cap_prio; /* per capture, or NULL */
+	const struct mark_rules *marks;     /* skb->mark rules: kcheck_opts' */
+	const struct mark_rules *cap_marks; /* per capture, or NULL */
 	int shaper;	  /* the tree has htb or tbf: rows are every qdisc and class */
 	int show;	  /* the child captures tc -d qdisc/class show after building */
 	char raised[1024]; /* the limits raised, as printed */

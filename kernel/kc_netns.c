@@ -255,12 +255,27 @@ static int set_priority(int fd, uint32_t want, uint32_t *cur, struct kc_result *
 	return 0;
 }
 
+/* skb->mark as tcsim gave the frame (kcheck_opts' rules): packet_snd copies
+ * the socket's sk_mark (sockcm_init), so SO_MARK is set when it changes,
+ * as for the priority. SO_MARK needs CAP_NET_ADMIN, which the child has. */
+static int set_mark(int fd, uint32_t want, uint32_t *cur, struct kc_result *r)
+{
+	if (want == *cur)
+		return 0;
+	if (setsockopt(fd, SOL_SOCKET, SO_MARK, &want, sizeof(want)))
+		return kc_rfail(r, KCHECK_ERROR, "SO_MARK %#x on the packet socket: %s", want,
+				strerror(errno));
+	*cur = want;
+	return 0;
+}
+
 static int replay(const struct kc_plan *pl, int ifindex, struct kc_result *r)
 {
 	struct sockaddr_ll sll = {
 	    .sll_family = AF_PACKET, .sll_protocol = 0, .sll_ifindex = ifindex};
 	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0), rc = 0;
 	uint32_t cur = 0; /* a new socket's sk_priority, which packet_snd copies to the skb */
+	uint32_t curmark = 0; /* and its sk_mark */
 	char err[512];
 
 	if (fd < 0)
@@ -279,9 +294,16 @@ static int replay(const struct kc_plan *pl, int ifindex, struct kc_result *r)
 		int k = 1;
 		int fwd = pl->cap_prio ? pl->cap_prio[i].forward : pl->prio_forward;
 		uint32_t prio = pl->cap_prio ? pl->cap_prio[i].priority : pl->priority;
+		const struct mark_rules *mr = pl->cap_marks ? &pl->cap_marks[i] : pl->marks;
+		struct mark_filter *mf = NULL;
 
+		if (mr && mr->n && mark_filter_new(&mf, mr, err, sizeof(err))) {
+			rc = kc_rfail(r, KCHECK_ERROR, "%s", err);
+			break;
+		}
 		if (cap_open(&cap, pl->caps[i], err, sizeof(err))) {
 			rc = kc_rfail(r, KCHECK_ERROR, "%s", err);
+			mark_filter_free(mf);
 			break;
 		}
 		while ((!pl->limit || n < pl->limit) &&
@@ -296,6 +318,11 @@ static int replay(const struct kc_plan *pl, int ifindex, struct kc_result *r)
 				r->truncated++;
 			if (set_priority(fd, fwd ? frame_forward_priority(p.data, p.caplen) : prio, &cur,
 					 r)) {
+				rc = -1;
+				break;
+			}
+			if (mf && set_mark(fd, mark_filter_apply(mf, p.data, p.caplen, p.len), &curmark,
+					   r)) {
 				rc = -1;
 				break;
 			}
@@ -319,6 +346,7 @@ static int replay(const struct kc_plan *pl, int ifindex, struct kc_result *r)
 		if ((!pl->limit || n < pl->limit) && k < 0)
 			rc = kc_rfail(r, KCHECK_ERROR, "%s", err);
 		cap_close(cap);
+		mark_filter_free(mf);
 	}
 	close(fd);
 	return rc;

@@ -693,6 +693,8 @@ int kernel_check(const char *tc_text, const char *tc_name, const char *basedir,
 	pl->prio_forward = o->prio_forward;
 	pl->priority = o->priority;
 	pl->cap_prio = o->cap_prio;
+	pl->marks = &o->marks;
+	pl->cap_marks = o->cap_marks;
 	/* A priority matters to the stand-in only where it names the root (prio
 	 * and htb then take it as a class, each its own way): a forwarded one
 	 * (rt_tos2priority, 0..6) never does, and cls_bpf cannot read it. One
@@ -726,6 +728,7 @@ int kernel_check(const char *tc_text, const char *tc_name, const char *basedir,
 			ro.prio_mode = o->cap_prio[i].forward ? PRIO_FORWARD : PRIO_FIXED;
 			ro.priority = o->cap_prio[i].priority;
 		}
+		ro.marks = o->cap_marks ? o->cap_marks[i] : o->marks;
 		if (src_open_capture(&src, captures[i], &ro, err, errlen) ||
 		    sim_add_source(&s, src, d, ro.vlan_inline, err, errlen))
 			goto out;

@@ -84,6 +84,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "mark.h"
+
 /* kernel_check's results (kcheck_main exits with the first three, and with
  * 2 for KCHECK_CANNOT_RUN too). */
 #define KCHECK_SAME 0       /* every row equal */
@@ -116,6 +118,13 @@ struct kcheck_opts {
 		int forward;
 		uint32_t priority;
 	} *cap_prio;
+	/* skb->mark of every frame, on both sides, as `tcsim run --mark` gives it:
+	 * the first rule whose tcpdump expression selects the frame (as captured,
+	 * 802.1Q tags inline) gives its mark, none 0. The kernel's socket is given
+	 * the same mark per frame with SO_MARK (packet_snd copies sk_mark to
+	 * skb->mark). cap_marks: per capture (NULL: marks for every capture). */
+	struct mark_rules marks;
+	const struct mark_rules *cap_marks;
 };
 
 /* The library entry: tc_text is a tc script (as tc_run_script takes it),

@@ -42,6 +42,16 @@ struct nli_flower {
 	uint8_t val[NLI_FL_NATTR][16];
 };
 
+/* A basic filter: its classid and ematch tree, as cls.h's struct
+ * cls_basic_em with the kernel's numbers (nl_basic.c). */
+struct cls_basic_em;
+struct nli_basic {
+	int has_classid;
+	uint32_t classid;
+	unsigned n;		 /* matches (0: no tree) */
+	struct cls_basic_em *em; /* n of them (malloc'd) */
+};
+
 struct nli_filter;
 struct nlattr;
 

@@ -500,6 +500,13 @@ static int parse_filter(struct nl_import_model *m, const struct tcmsg *t, struct
 			if (ret)
 				return ret;
 		}
+	} else if (nl_is_kind(kind, "basic")) {
+		if (tb[A_OPTIONS] && (ret = nl_basic_parse(&f, tb[A_OPTIONS], wh, err, errlen))) {
+			nl_cls_free(&f);
+			return ret;
+		}
+		if (!tb[A_OPTIONS] && f.handle)
+			return nl_failf(err, errlen, -EPROTO, "%s: no TCA_OPTIONS", wh);
 	} else if (nl_is_kind(kind, "u32") || nl_is_kind(kind, "flower")) {
 		if ((ret = nl_cls_parse(&f, tb[A_OPTIONS], wh, err, errlen))) {
 			nl_cls_free(&f);

@@ -160,6 +160,7 @@ struct nli_filter {
 	char why[NLI_WHYLEN];	   /* non-empty: tcsim cannot run this program */
 	struct nli_u32 *u32;		   /* u32: its table or node (nl_cls.h), or NULL */
 	struct nli_flower *flower; /* flower: its keys, or NULL */
+	struct nli_basic *basic;	   /* basic: its classid and tree, or NULL */
 	size_t seq;		   /* its place in the dump */
 };
 

@@ -84,6 +84,12 @@ int nl_fw_parse(struct nli_filter *f, struct nlattr *opts, const char *wh, char 
 /* nl_dump.c: a reason more (after "; ") in f->why. */
 void nl_why_add(struct nli_filter *f, const char *text);
 
+/* nl_basic.c: a basic filter's TCA_OPTIONS into f->basic (what tcsim cannot
+ * rebuild to f->why); 0 or -errno with one line. nl_basic_free frees it. */
+int nl_basic_parse(struct nli_filter *f, struct nlattr *opts, const char *wh, char *err,
+		   size_t errlen);
+void nl_basic_free(struct nli_filter *f);
+
 /* nl_ticks.c: bucket sizes. The kernel keeps htb's and tbf's buckets as
  * time (dumped in ticks of 64 ns); tc's words give bytes. */
 

@@ -67,4 +67,10 @@ void nl_netem_notes(struct nl_writer *w, const struct nli_qdisc *q, const char *
 void nl_write_mall_fw(struct nl_writer *w, const size_t *v, size_t s, size_t e, uint32_t parent,
 		      const char *tp, const char *comment);
 
+/* nl_basic.c: the elements v[s..e) of one basic tcf_proto (tp names it in
+ * omissions) as tc lines, oldest first; with a comment prefix they are
+ * only shown. */
+void nl_write_basic(struct nl_writer *w, const size_t *v, size_t s, size_t e, uint32_t parent,
+		    const char *tp, const char *comment);
+
 #endif

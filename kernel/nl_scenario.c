@@ -422,17 +422,21 @@ static void write_filters(struct nl_writer *w, uint32_t parent, const char *why)
 				write_programs(w, m, v, s, e, parent, tp, "#   ");
 			else if (mall_fw(f0->kind) && !f0->chain)
 				nl_write_mall_fw(w, v, s, e, parent, tp, "#   ");
+			else if (nl_is_kind(f0->kind, "basic") && !f0->chain)
+				nl_write_basic(w, v, s, e, parent, tp, "#   ");
 		} else if (f0->chain) {
 			nl_omit(w, "not modelled: %s (%zu %s): tcsim models chain 0 only", tp,
 				progs, progs == 1 ? "element" : "elements");
 		} else if (mall_fw(f0->kind)) {
 			nl_write_mall_fw(w, v, s, e, parent, tp, NULL);
+		} else if (nl_is_kind(f0->kind, "basic")) {
+			nl_write_basic(w, v, s, e, parent, tp, NULL);
 		} else if (nl_cls_written(f0->kind)) {
 			nl_write_cls(w, v, n, s, e, parent);
 		} else if (!nl_is_kind(f0->kind, "bpf")) {
 			nl_omit(w,
-				"not modelled: %s (%zu %s): tcsim models bpf, u32, matchall, fw "
-				"and flower filters only",
+				"not modelled: %s (%zu %s): tcsim models bpf, u32, matchall, fw, "
+				"flower and basic filters only",
 				tp,
 				progs, progs == 1 ? "element" : "elements");
 		} else {

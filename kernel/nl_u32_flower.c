@@ -305,6 +305,7 @@ int nl_cls_parse(struct nli_filter *f, struct nlattr *opts, const char *wh, char
 
 void nl_cls_free(struct nli_filter *f)
 {
+	nl_basic_free(f);
 	if (f->u32)
 		free(f->u32->keys);
 	free(f->u32);

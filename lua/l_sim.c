@@ -288,7 +288,8 @@ static int l_sim_gc(lua_State *L)
 }
 
 void lsim_note_input(lua_State *L, struct lsim *ls, const char *capture, const struct synth_spec *sp,
-		     const char *dev, enum prio_mode prio_mode, uint32_t priority)
+		     const char *dev, enum prio_mode prio_mode, uint32_t priority,
+		     const struct mark_rules *marks)
 {
 	struct lsim_input *in = realloc(ls->inputs, (size_t)(ls->ninputs + 1) * sizeof(*in));
 
@@ -300,6 +301,8 @@ void lsim_note_input(lua_State *L, struct lsim *ls, const char *capture, const s
 	snprintf(in->dev, sizeof(in->dev), "%s", dev);
 	in->prio_forward = prio_mode == PRIO_FORWARD;
 	in->priority = priority;
+	if (marks)
+		in->marks = *marks;
 	if (capture && !(in->capture = strdup(capture)))
 		luaL_error(L, "out of memory");
 	if (sp) {
@@ -488,7 +491,7 @@ static int l_sim_replay(lua_State *L)
 	if (src_open_capture(&src, path, &ro, err, sizeof(err)) ||
 	    sim_add_source(ls->s, src, d, ro.vlan_inline, err, sizeof(err)))
 		return luaL_error(L, "sim:replay: %s", err);
-	lsim_note_input(L, ls, path, NULL, d->name, ro.prio_mode, ro.priority);
+	lsim_note_input(L, ls, path, NULL, d->name, ro.prio_mode, ro.priority, &ro.marks);
 	lua_settop(L, 1);
 	return 1;
 }
@@ -513,7 +516,8 @@ static int l_sim_traffic(lua_State *L)
 	if (src_open_synth(&src, &t->spec, err, sizeof(err)) ||
 	    sim_add_source(ls->s, src, d, 0, err, sizeof(err)))
 		return luaL_error(L, "sim:traffic: %s", err);
-	lsim_note_input(L, ls, NULL, &t->spec, d->name, t->spec.prio_mode, t->spec.priority);
+	lsim_note_input(L, ls, NULL, &t->spec, d->name, t->spec.prio_mode, t->spec.priority,
+			&t->spec.marks);
 	return 1;
 }
 

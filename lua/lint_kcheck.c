@@ -27,9 +27,56 @@ int scenario_lint(lua_State *L, struct scenario *sc, int *n)
 		lua_rawgeti(L, -1, i);
 		ls = luaL_testudata(L, -1, LSIM_MT);
 		lua_pop(L, 1);
-		if (ls && ls->s && lint_sim(ls->s, stdout, n)) {
-			fprintf(sc->err, "tcsim lint: out of memory\n");
-			rc = 1;
+		if (ls && ls->s) {
+			/* the traffic, for the checks that need it: the captures it
+			 * replays, and its synthetic sources that carry a VLAN tag,
+			 * saved to temporary pcaps as kernel-check saves them */
+			struct lint_input *in = calloc((size_t)ls->ninputs + 1, sizeof(*in));
+			char (*names)[64] = calloc((size_t)ls->ninputs + 1, sizeof(*names));
+			char (*paths)[64] = calloc((size_t)ls->ninputs + 1, sizeof(*paths));
+			char err[1024], dir[] = "/tmp/tcsim-lint-XXXXXX";
+			int nin = 0, r = 0, made = 0, nsynth = 0, nsrc = 0;
+
+			for (int k = 0; in && names && paths && !r && k < ls->ninputs; k++) {
+				const struct lsim_input *li = &ls->inputs[k];
+
+				if (li->capture) {
+					in[nin++] = (struct lint_input){.dev = li->dev, .capture = li->capture};
+					continue;
+				}
+				if (!li->synth || (nsrc++, !li->synth->vlan))
+					continue;
+				if (!made && !mkdtemp(dir)) {
+					snprintf(err, sizeof(err), "%s: %s", dir, strerror(errno));
+					r = -EIO;
+					break;
+				}
+				made = 1;
+				snprintf(paths[nin], sizeof(paths[nin]), "%s/synth%d.pcap", dir, ++nsynth);
+				snprintf(names[nin], sizeof(names[nin]), "sim:traffic #%d (synthetic)", nsrc);
+				if (synth_save_pcap(li->synth, paths[nin], err, sizeof(err)) < 0) {
+					r = -EIO;
+					break;
+				}
+				in[nin] = (struct lint_input){.dev = li->dev, .capture = paths[nin], .name = names[nin]};
+				nin++;
+			}
+			if (!in || !names || !paths)
+				r = -ENOMEM;
+			if (!r)
+				r = lint_sim_traffic(ls->s, in, nin, stdout, n, err, sizeof(err));
+			for (int k = 0; paths && k < nin; k++)
+				if (paths[k][0])
+					unlink(paths[k]);
+			if (made)
+				rmdir(dir);
+			free(in);
+			free(names);
+			free(paths);
+			if (r) {
+				fprintf(sc->err, "tcsim lint: %s\n", r == -EIO ? err : "out of memory");
+				rc = 1;
+			}
 		}
 	}
 	lua_pop(L, 1);
@@ -64,6 +111,7 @@ int scenario_kernel_check(lua_State *L, struct scenario *sc)
 			const char *dev = ls->inputs[k].dev;
 			const char **caps;
 			struct kcheck_prio *prios;
+			struct mark_rules *marks;
 			struct kcheck_opts ko = {0};
 			char err[1024];
 			int n = 0, done = 0, r;
@@ -74,9 +122,11 @@ int scenario_kernel_check(lua_State *L, struct scenario *sc)
 				continue; /* this device was checked with its first input */
 			caps = calloc((size_t)ls->ninputs, sizeof(*caps));
 			prios = calloc((size_t)ls->ninputs, sizeof(*prios));
-			if (!caps || !prios) {
+			marks = calloc((size_t)ls->ninputs, sizeof(*marks));
+			if (!caps || !prios || !marks) {
 				free(caps);
 				free(prios);
+				free(marks);
 				rc = 1;
 				break;
 			}
@@ -90,6 +140,7 @@ int scenario_kernel_check(lua_State *L, struct scenario *sc)
 				/* skb->priority as the scenario gave it, on both sides */
 				prios[n].forward = in->prio_forward;
 				prios[n].priority = in->priority;
+				marks[n] = in->marks; /* skb->mark too (SO_MARK) */
 				if (in->capture) {
 					caps[n++] = in->capture;
 					continue;
@@ -110,12 +161,14 @@ int scenario_kernel_check(lua_State *L, struct scenario *sc)
 						free((char *)caps[j]);
 				free(caps);
 				free(prios);
+				free(marks);
 				break;
 			}
 			printf("== simulation %s, device %s\n", ls->name, dev);
 			fflush(stdout);
 			ko.seed = ls->s->cfg.seed;
 			ko.cap_prio = prios;
+			ko.cap_marks = marks;
 			r = kernel_check(ls->tclog ? ls->tclog : "", sc->path,
 					 sc->dir[0] ? sc->dir : NULL, dev, caps, n, &ko, stdout,
 					 err, sizeof(err));
@@ -137,6 +190,7 @@ int scenario_kernel_check(lua_State *L, struct scenario *sc)
 				}
 			free(caps);
 			free(prios);
+			free(marks);
 		}
 	}
 	lua_pop(L, 1);

@@ -115,6 +115,7 @@ struct lsim {
 		char dev[DEV_NAMELEN];
 		int prio_forward;	  /* skb->priority as the source gives it */
 		uint32_t priority;
+		struct mark_rules marks;  /* skb->mark as the source gives it */
 	} *inputs;
 	int ninputs;
 };
@@ -124,7 +125,8 @@ struct lsim {
 struct lsim *lsim_check(lua_State *L, int idx, const char *call);
 /* Remembers an input of the simulation (takes a copy). */
 void lsim_note_input(lua_State *L, struct lsim *ls, const char *capture, const struct synth_spec *sp,
-		     const char *dev, enum prio_mode prio_mode, uint32_t priority);
+		     const char *dev, enum prio_mode prio_mode, uint32_t priority,
+		     const struct mark_rules *marks);
 
 struct ldev {
 	struct lsim *ls;

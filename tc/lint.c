@@ -37,6 +37,10 @@
  *     memory_limit that fills before its limit (lint_aqm.c).
  * 15-18. u32: a fixed offset past a 20-byte IPv4 header, `protocol all`,
  *     a classid naming no class, nexthdr+ in the root table (check_u32).
+ * 19. a `protocol ip` (or ipv6) filter in front of VLAN-tagged traffic:
+ *     the captures that enter the device hold IPv4 (IPv6) packets inside
+ *     802.1Q/802.1ad tags, which tc matches as the tag's protocol, so the
+ *     filter never sees them (lint_vlan.c; only when captures are given).
  *
  * What a program can return (checks 1 to 3 and 7) comes from the abstract
  * interpretation in lint_bpf.c, which also states its limits. */
@@ -735,12 +739,26 @@ static void lint_qdisc(struct lint *l, const struct qdisc *q)
 
 int lint_sim(const struct sim *s, FILE *out, int *nwarnings)
 {
+	return lint_sim_traffic(s, NULL, 0, out, nwarnings, NULL, 0);
+}
+
+int lint_sim_traffic(const struct sim *s, const struct lint_input *in, int nin, FILE *out,
+		     int *nwarnings, char *err, size_t errlen)
+{
 	struct lint l = {0};
 	int ret = 0;
 
 	for (int i = 0; i < s->ndevs; i++) {
 		l.dev = s->devs[i]->name;
 		lint_qdisc(&l, s->devs[i]->root);
+	}
+	if (nin && lint_check_vlan(&l, s, in, nin, err, errlen)) {
+		for (size_t i = 0; i < l.n; i++) {
+			free(l.w[i].text);
+			free(l.w[i].file);
+		}
+		free(l.w);
+		return -EIO;
 	}
 	if (l.n)
 		qsort(l.w, l.n, sizeof(l.w[0]), warning_cmp);

@@ -21,6 +21,18 @@ struct sim;
  * *nwarnings (if not NULL). No summary line (lint_summary). 0, or -ENOMEM. */
 int lint_sim(const struct sim *s, FILE *out, int *nwarnings);
 
+/* The traffic lint reads (check 19): a capture and the device it enters. */
+struct lint_input {
+	const char *dev;
+	const char *capture;
+	const char *name; /* what warnings call it (NULL: the capture's path) */
+};
+/* lint_sim, and the checks that need the traffic too (lint_vlan.c). 0,
+ * -ENOMEM, or -EIO with a one-line message in err (a capture it cannot read;
+ * nothing printed then). */
+int lint_sim_traffic(const struct sim *s, const struct lint_input *in, int nin, FILE *out,
+		     int *nwarnings, char *err, size_t errlen);
+
 /* "lint: NAME: no warnings" / "lint: NAME: 1 warning" / "... N warnings". */
 void lint_summary(FILE *out, const char *name, int nwarnings);
 

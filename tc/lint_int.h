@@ -33,5 +33,10 @@ void lint_name_classid(char *buf, size_t n, uint32_t classid);
 void lint_check_htb(struct lint *l, struct qdisc *q);
 /* Checks 13 and 14 on one codel or fq_codel (lint_aqm.c). */
 void lint_check_aqm(struct lint *l, const struct qdisc *q);
+/* Check 19 over the traffic in (lint_vlan.c): 0, or -EIO with err. */
+struct sim;
+struct lint_input;
+int lint_check_vlan(struct lint *l, const struct sim *s, const struct lint_input *in, int nin,
+		    char *err, size_t errlen);
 
 #endif

@@ -43,6 +43,8 @@ all 1 tests/data/lua/api_fail.lua
 all 1 check $tmp/bad.lua --write-golden $tmp/no-golden.json
 all 1 explain scenarios/ssh_http.lua --packet 999999
 all 2 lint --tc $tmp/bad.tc
+all 0 lint --tc tests/data/lint/vlan.tc scenarios/captures/ssh_hydra.pcap
+all 2 lint --tc tests/data/lint/vlan.tc /nonexistent.pcap
 all 1 import dev nosuchdev0
 all 0 import dev lo
 all 2 kernel-check --tc /nonexistent.tc scenarios/captures/ssh_hydra.pcap

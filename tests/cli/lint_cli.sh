@@ -92,4 +92,61 @@ expect_rc "bad --kernel: exit 2" 2 $TCSIM lint --tc scenarios/ssh_http.tc --kern
 expect_err "unknown option" "^tcsim lint: unknown option" $TCSIM lint --tc scenarios/ssh_http.tc --frobnicate
 expect_err "--dev names no device" "^tcsim lint: --dev eth9: " $TCSIM lint --tc scenarios/ssh_http.tc --dev eth9
 
+# --- 5. traffic: a protocol ip/ipv6 filter in front of VLAN-tagged IPv4/IPv6
+# (check 19). The capture's 230 IPv4 packets inside 802.1Q tags skip the
+# two `protocol ip` filters, in tcsim run too (0 hits), and all reach the
+# 802.1Q filter; a QinQ capture with only ARP inside and an untagged IPv6
+# one give nothing; without captures nothing; an unreadable one: exit 2.
+VC=$SHARED/pcaps/vlan_8021q_x11.pcap
+case $VC in /*) VCA=$VC ;; *) VCA=$(pwd)/$VC ;; esac
+if [ -r "$VC" ]; then
+	$TCSIM lint --tc $D/vlan.tc "$VC" 2>"$T_TMP/err" | sed "s#$SHARED/pcaps/#CAPTURES/#g" >"$T_TMP/vlan"
+	if cmp -s "$T_TMP/vlan" $D/vlan.out; then ok; else bad "vlan: differs from $D/vlan.out"; diff $D/vlan.out "$T_TMP/vlan"; fi
+	hits=$($TCSIM run --tc $D/vlan.tc "$VC" 2>/dev/null | grep '^filter hits:')
+	[ "$hits" = "filter hits: pref 1 handle 0x80000800: 0, pref 2 handle 0x1: 0, pref 3 handle 0x1: 0, pref 4 handle 0x1: 230, pref 5 handle 0x1: 165" ] &&
+		ok || bad "vlan: tcsim run's hits disagree with the warning: $hits"
+	expect_out "vlan: QinQ with ARP inside, untagged IPv6" "lint: $D/vlan.tc: no warnings" \
+		$TCSIM lint --tc $D/vlan.tc "$SHARED/pcaps/vlan_qinq_8021ad_arp.pcap" "$SHARED/pcaps/ipv6_dns_ssh_icmpv6.pcap"
+	# a scenario: the captures it replays, device by device
+	cat >"$T_TMP/vlan.lua" <<LUA
+local sim = tcsim.sim{ seed = 1 }
+local eth0 = sim:dev("eth0", { rate = "100mbit" })
+local eth1 = sim:dev("eth1", { rate = "100mbit" })
+local policy = [[
+  qdisc add dev DEV root handle 1: prio
+  filter add dev DEV parent 1: pref 1 protocol ip u32 match ip protocol 17 0xff classid 1:1
+]]
+eth0:tc((policy:gsub("DEV", "eth0")))
+eth1:tc((policy:gsub("DEV", "eth1")))
+sim:replay("$VCA", { dev = "eth0" })
+sim:replay("$(pwd)/scenarios/captures/ssh_hydra.pcap", { dev = "eth1" })
+sim:run()
+LUA
+	$TCSIM lint "$T_TMP/vlan.lua" >"$T_TMP/out" 2>&1
+	[ "$(grep -c 'warning: this `protocol ip` filter (pref 1, u32) on eth0 never sees the 230 IPv4 packets' "$T_TMP/out")" = 1 ] &&
+		[ "$(grep -c ': warning:' "$T_TMP/out")" = 1 ] && grep -q '1 warning$' "$T_TMP/out" &&
+		ok || bad "vlan.lua: one warning on eth0 expected: $(cat "$T_TMP/out")"
+else
+	echo "lint_cli: no $VC: the VLAN traffic checks are skipped"
+fi
+# a scenario's synthetic source with a VLAN tag (saved to a temporary pcap,
+# removed after): the second sim:traffic, 101 tagged IPv4 packets
+cat >"$T_TMP/synth.lua" <<'LUA'
+local sim = tcsim.sim{ seed = 1 }
+local eth0 = sim:dev("eth0", { rate = "100mbit" })
+eth0:tc[[
+  qdisc add dev eth0 root handle 1: prio
+  filter add dev eth0 parent 1: pref 1 protocol ip u32 match ip protocol 17 0xff classid 1:1
+]]
+sim:traffic{ pps = 10, duration = "1s", size = 200 }
+sim:traffic{ pps = 100, duration = "1s", size = 200, vlan = 5 }
+sim:run()
+LUA
+expect_out "vlan: a synthetic source" "$T_TMP/synth.lua:5: warning: this \`protocol ip\` filter (pref 1, u32) on eth0 never sees the 101 IPv4 packets of sim:traffic #2 (synthetic) that carry an 802.1Q tag: tc matches a tagged frame as protocol 802.1Q (the tag's TPID, offloaded or in the frame), so they skip it; match them with \`protocol 802.1Q\` (flower: vlan_ethtype ip; u32/bpf: read past the tag) or take the tag off before this qdisc (a VLAN device)
+lint: $T_TMP/synth.lua: 1 warning" $TCSIM lint "$T_TMP/synth.lua"
+ls -d /tmp/tcsim-lint-* >/dev/null 2>&1 && bad "vlan: a /tmp/tcsim-lint-* folder was left behind" || ok
+expect_out "vlan: no captures" "lint: $D/vlan.tc: no warnings" $TCSIM lint --tc $D/vlan.tc
+expect_err "vlan: unreadable capture" "^tcsim lint: $D/nonexistent.pcap: " $TCSIM lint --tc $D/vlan.tc $D/nonexistent.pcap
+expect_rc "vlan: unreadable capture: exit 2" 2 $TCSIM lint --tc $D/vlan.tc $D/nonexistent.pcap
+
 finish

@@ -10,7 +10,9 @@
 # and compared, codel, fq_codel, matchall and fw compared where the kernel
 # has them, else refused in one line naming the kind (exit 2); u32
 # filters (linked tables, shared ids) are installed from tcsim's model and
-# agree; a kernel without cls_flower is named in one line (exit 2); a run
+# agree; --mark reaches the kernel (SO_MARK) as tcsim; flower and basic
+# are installed, and a kernel without them
+# is named in one line (exit 2); a run
 # without root says so
 # (exit 2); and no run leaves a network namespace or a process behind,
 # including one interrupted by SIGINT while the kernel side is sending.
@@ -441,21 +443,68 @@ else
 	echo "note: $("$TCSIM" kernel-check --tc "$TMP/u32.tc" scenarios/captures/ssh_hydra.pcap 2>&1 | head -1)"
 fi
 
-# flower: a kernel without cls_flower is named in one line (exit 2)
+# --mark: skb->mark on both sides (tcsim's rules; the kernel's packet
+# socket gets each frame's mark with SO_MARK). bpf filters reading `ld
+# #mark` (cls_bpf is in this kernel) put the 14 SYNs of port 22 (mark 0x16)
+# in 1:1 and the other 174 port-22 frames (0x35) in 1:2: the kernel's
+# column shows it received the marks. Without --mark all 189 are
+# unclassified on both sides; a bad rule is refused in one line (exit 2).
+cat >"$TMP/mark.tc" <<'TC'
+qdisc add dev eth0 root handle 1: prio bands 3
+filter add dev eth0 parent 1: pref 1 protocol all bpf bytecode '4,32 0 0 4294963220,21 0 1 22,6 0 0 4294967295,6 0 0 0' flowid 1:1
+filter add dev eth0 parent 1: pref 2 protocol all bpf bytecode '4,32 0 0 4294963220,21 0 1 53,6 0 0 4294967295,6 0 0 0' flowid 1:2
+TC
+kc 0 mark --tc "$TMP/mark.tc" --mark 'tcp port 22 and tcp[tcpflags] & tcp-syn != 0=0x16' \
+	--mark 'tcp port 22=0x35' scenarios/captures/ssh_hydra.pcap
+if grep -Eq '^1:1 +14 +14 +1036 +1036 +ok' "$TMP/mark.out" &&
+	grep -Eq '^1:2 +174 +174 +32116 +32116 +ok' "$TMP/mark.out" &&
+	grep -Eq '^1:99 \(default\) +1 +1 ' "$TMP/mark.out"; then
+	pass "mark: the kernel classified 14 + 174 frames by their SO_MARK, as tcsim"
+else
+	fail "mark: rows: $(grep -E '^1:' "$TMP/mark.out" | tr '\n' ' ')"
+fi
+kc 0 mark_none --tc "$TMP/mark.tc" scenarios/captures/ssh_hydra.pcap
+if grep -Eq '^1:99 \(default\) +189 +189 ' "$TMP/mark_none.out"; then
+	pass "mark_none: no --mark, every frame mark 0 on both sides"
+else
+	fail "mark_none: $(grep '^1:99' "$TMP/mark_none.out")"
+fi
+"$TCSIM" kernel-check --tc "$TMP/mark.tc" --mark 'tcp port=5' scenarios/captures/ssh_hydra.pcap \
+	>"$TMP/mark_bad.out" 2>&1
+rc=$?
+if [ "$rc" = 2 ] && [ "$(wc -l <"$TMP/mark_bad.out")" = 1 ] &&
+	grep -q "^tcsim kernel-check: --mark 'tcp port=5': " "$TMP/mark_bad.out"; then
+	pass "mark_bad: refused in one line"
+else
+	fail "mark_bad: exit $rc: $(cat "$TMP/mark_bad.out")"
+fi
+
+# flower and basic: installed as tc sends them (tests/kernel/kc_msg_tc.sh
+# compares the messages with tc's); a kernel without the classifier is
+# named in one line (exit 2), one with it must agree (exit 0)
 printf '%s\n' 'qdisc add dev eth0 root handle 1: prio' \
 	'filter add dev eth0 parent 1: pref 1 protocol ip flower ip_proto tcp dst_port 22 classid 1:1' \
+	'filter add dev eth0 parent 1: pref 1 protocol ip flower ip_proto tcp src_port 22 classid 1:2' \
+	'filter add dev eth0 parent 1: pref 2 protocol all flower classid 1:3' \
 	>"$TMP/flower.tc"
-"$TCSIM" kernel-check --tc "$TMP/flower.tc" scenarios/captures/ssh_hydra.pcap >"$TMP/flower.out" 2>&1
-rc=$?
-if [ "$rc" = 2 ] && [ "$(wc -l <"$TMP/flower.out")" = 1 ] &&
-	grep -q '^tcsim kernel-check: cannot run here: the kernel lacks cls_flower ' "$TMP/flower.out"; then
-	pass "flower: the kernel lacks cls_flower, said in one line"
-elif grep -q 'cannot install flower filters' "$TMP/flower.out"; then
-	pass "flower: this kernel has cls_flower; kernel-check says it cannot install it (exit $rc)"
-else
-	fail "flower: exit $rc: $(cat "$TMP/flower.out")"
-fi
-check_clean flower
+printf '%s\n' 'qdisc add dev eth0 root handle 1: prio' \
+	'filter add dev eth0 parent 1: pref 1 protocol ip basic match cmp(u16 at 2 layer transport eq 22) classid 1:1' \
+	'filter add dev eth0 parent 1: pref 2 protocol ip basic match u32(u8 0x06 0xff at 9) and not cmp(u16 at 0 layer 2 eq 22) classid 1:2' \
+	'filter add dev eth0 parent 1: pref 3 protocol all basic match meta(priority eq 0) classid 1:3' \
+	>"$TMP/basic.tc"
+for kind in flower basic; do
+	"$TCSIM" kernel-check --tc "$TMP/$kind.tc" scenarios/captures/ssh_hydra.pcap >"$TMP/$kind.out" 2>&1
+	rc=$?
+	if [ "$rc" = 2 ] && [ "$(wc -l <"$TMP/$kind.out")" = 1 ] &&
+		grep -q "^tcsim kernel-check: cannot run here: the kernel lacks cls_$kind " "$TMP/$kind.out"; then
+		pass "$kind: the kernel lacks cls_$kind, said in one line"
+	elif [ "$rc" = 0 ] && grep -q '^kernel-check: same' "$TMP/$kind.out"; then
+		pass "$kind: this kernel has cls_$kind; installed and the same"
+	else
+		fail "$kind: exit $rc: $(cat "$TMP/$kind.out")"
+	fi
+	check_clean "$kind"
+done
 
 echo "kcheck_e2e: $checks checks, $fails failed"
 [ "$fails" -eq 0 ]

@@ -297,7 +297,7 @@ static void test_show_as_tc(void)
 		      "filter parent 1: protocol ip pref 1 basic chain 0 \n"
 		      "filter parent 1: protocol ip pref 1 basic chain 0 handle 0x2 flowid 1:2 \n"
 		      "  cmp(u16 at 2 layer 2 mask 0xff00 trans gt 3)\n"
-		      "  AND cmp(at 0 layer 0 lt 4)\n"
+		      "  AND cmp(u32 at 0 layer 0 lt 4)\n"
 		      "  OR u32(00000035/0000ffff at nexthdr+20)\n"
 		      "\n"
 		      "filter parent 1: protocol ip pref 1 basic chain 0 handle 0x1 flowid 1:1 \n"

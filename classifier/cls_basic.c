@@ -1177,8 +1177,7 @@ static void em_print_seq(struct sbuf *s, const struct basic_filter *f, unsigned 
 	}
 }
 
-static void basic_dump(const struct tcf_proto *tp, void (*line)(void *arg, const char *text),
-		       void *arg)
+static void basic_dump(const struct tcf_proto *tp, struct tcf_dump *d)
 {
 	const struct basic_head *head = tp->priv;
 	char text[8192];
@@ -1198,7 +1197,7 @@ static void basic_dump(const struct tcf_proto *tp, void (*line)(void *arg, const
 			sb_add(&s, "\n  ");
 			em_print_seq(&s, f, 0, 1, 0);
 		}
-		line(arg, text);
+		tcf_dump_text(d, text);
 	}
 }
 

@@ -1210,8 +1210,7 @@ static const struct fl_filter *fl_nth(const struct fl_head *head, size_t i)
 	}
 }
 
-static void cls_fl_dump(const struct tcf_proto *tp, void (*line)(void *arg, const char *text),
-			void *arg)
+static void cls_fl_dump(const struct tcf_proto *tp, struct tcf_dump *d)
 {
 	const struct fl_head *head = tp->priv;
 	char text[2048];
@@ -1224,7 +1223,7 @@ static void cls_fl_dump(const struct tcf_proto *tp, void (*line)(void *arg, cons
 			break;
 		text[0] = 0;
 		fl_dump_one(f, &b);
-		line(arg, text);
+		tcf_dump_text(d, text);
 	}
 }
 

@@ -331,3 +331,13 @@ int qdisc_watchdog_fired(struct qdisc *q, uint64_t id)
 	q->wd.pending = 0;
 	return 1;
 }
+
+void qdisc_dump_text(const struct qdisc *q, FILE *out, int details)
+{
+	struct tcprint p;
+
+	if (!q->ops->dump)
+		return;
+	pr_init(&p, out, 0, 0);
+	q->ops->dump(q, &p, details);
+}

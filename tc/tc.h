@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "sim.h"
+#include "tcprint.h"
 
 /* One tc command, already split into words, with or without the leading
  * "tc". `where` ("file:line") starts every error message; `basedir` is
@@ -73,6 +74,11 @@ struct tc_show_opts {
 	uint32_t pref;	   /* tc filter show ... pref N (0: all) */
 	uint16_t protocol; /* ... protocol P (0: all) */
 	int has_chain;	   /* ... chain 0 */
+	/* tc -j: JSON as iproute2 6.1 prints it (-p: pretty); classes stay text,
+	 * as 6.1's. pr: print through this printer, inside the JSON array its
+	 * caller opened (several devices); NULL: a printer of its own on out. */
+	int json, pretty;
+	struct tcprint *pr;
 };
 void tc_show_qdisc_opts(const struct dev *d, FILE *out, const struct tc_show_opts *o);
 void tc_show_class_opts(const struct dev *d, FILE *out, const struct tc_show_opts *o);

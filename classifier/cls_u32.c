@@ -1655,11 +1655,10 @@ static void dump_knode(struct tcprint *p, const struct u32_knode *n)
 		pr_bool(p, PR_ANY, "skip_hw", "skip_hw ", 1);
 	pr_bool(p, PR_ANY, "not_in_hw", "not_in_hw ", 1);
 	if (n->mark_val || n->mark_mask) {
-		pr_open_object(p, "mark");
-		pr_hex(p, PR_ANY, "val", "\n  mark 0x%04x ", n->mark_val);
-		pr_hex(p, PR_ANY, "mask", "0x%04x ", n->mark_mask);
-		pr_uint(p, PR_ANY, "success", "(success %u)", (unsigned int)n->mark_success);
-		pr_close_object(p);
+		pr_0xhex(p, PR_JSON, "fwmark_value", NULL, n->mark_val);
+		pr_0xhex(p, PR_JSON, "fwmark_mask", NULL, n->mark_mask);
+		pr_text(p, "\n  mark 0x%04x 0x%04x ", n->mark_val, n->mark_mask);
+		pr_uint(p, PR_ANY, "fwmark_success", "(success %u)", (unsigned int)n->mark_success);
 	}
 	for (int i = 0; i < n->sel.nkeys; i++) {
 		/* one "match" member per key, as 6.1 prints them (repeated) */

@@ -190,13 +190,29 @@ void tc_show_qdisc(const struct dev *d, FILE *out, int stats)
 /* ---- classes ---- */
 
 /* iproute2 6.1 prints classes as text even with -j (its class list opens
- * no JSON array): so does tcsim. */
+ * no JSON array): so does a tc script. --tc-json (class_json) prints them
+ * as later iproute2 does: one object per class, the kind's options among
+ * its members, the counters and xstats in "stats". */
 struct class_ctx {
 	const struct dev *d;
 	const struct qdisc *q;
 	struct tcprint *p;
 	const struct tc_show_opts *o;
 };
+
+/* (the stats of print_class) */
+static void print_class_stats(struct class_ctx *ctx, const struct qdisc_class *c)
+{
+	struct tcprint *p = ctx->p;
+
+	print_stats(p, &c->stats, c->leaf != NULL || ctx->q->ops->class_dump);
+	if (c->has_allot)
+		pr_s64(p, PR_ANY, "allot", "  allot %lld\n", (int32_t)c->allot);
+	if (ctx->q->ops->class_dump_xstats) {
+		ctx->q->ops->class_dump_xstats(ctx->q, c, p);
+		pr_text(p, "\n");
+	}
+}
 
 static void print_class(void *arg, const struct qdisc_class *c)
 {
@@ -206,6 +222,7 @@ static void print_class(void *arg, const struct qdisc_class *c)
 
 	if (ctx->o->has_handle && c->classid != ctx->o->handle)
 		return;
+	pr_open_object(p, NULL);
 	tc_print_classid(id, sizeof(id), c->classid);
 	pr_string(p, PR_ANY, "class", "class %s ", ctx->q->ops->id);
 	pr_string(p, PR_ANY, "handle", "%s ", id);
@@ -222,19 +239,15 @@ static void print_class(void *arg, const struct qdisc_class *c)
 	if (ctx->q->ops->class_dump)
 		ctx->q->ops->class_dump(ctx->q, c, p, ctx->o->details);
 	pr_text(p, "\n");
-	if (!ctx->o->stats)
-		return;
-	if (c->no_stats) {
-		pr_text(p, "\n");
-		return;
+	if (ctx->o->stats) {
+		pr_open_object(p, "stats");
+		if (c->no_stats)
+			pr_text(p, "\n");
+		else
+			print_class_stats(ctx, c);
+		pr_close_object(p);
 	}
-	print_stats(p, &c->stats, c->leaf != NULL || ctx->q->ops->class_dump);
-	if (c->has_allot)
-		pr_s64(p, PR_ANY, "allot", "  allot %lld\n", (int32_t)c->allot);
-	if (ctx->q->ops->class_dump_xstats) {
-		ctx->q->ops->class_dump_xstats(ctx->q, c, p);
-		pr_text(p, "\n");
-	}
+	pr_close_object(p);
 }
 
 static void show_classes_of(const struct dev *d, const struct qdisc *q, struct tcprint *p,
@@ -253,12 +266,19 @@ void tc_show_class_opts(const struct dev *d, FILE *out, const struct tc_show_opt
 {
 	const struct qdisc *v[TC_SHOW_MAX];
 	int n = qdisc_order(d, 0, v, TC_SHOW_MAX);
-	struct tcprint p;
+	struct tcprint text, *p;
 
-	pr_init(&p, o->pr ? o->pr->out : out, 0, 0); /* text, as 6.1's tc */
-	show_classes_of(d, d->root, &p, o);
+	if (o->class_json) {
+		p = show_begin(&text, out, o);
+	} else {
+		pr_init(&text, o->pr ? o->pr->out : out, 0, 0); /* text, as 6.1's tc */
+		p = &text;
+	}
+	show_classes_of(d, d->root, p, o);
 	for (int i = 0; i < n; i++)
-		show_classes_of(d, v[i], &p, o);
+		show_classes_of(d, v[i], p, o);
+	if (o->class_json)
+		show_end(p, o);
 }
 
 void tc_show_class(const struct dev *d, FILE *out, int stats)
@@ -377,4 +397,28 @@ void tc_show_filter(const struct dev *d, FILE *out)
 	struct tc_show_opts o = {0};
 
 	(void)tc_show_filter_opts(d, out, &o);
+}
+
+void tc_show_json(const struct sim *s, FILE *out, int pretty)
+{
+	struct tcprint p;
+	struct tc_show_opts o = {.stats = 1, .with_dev = 1, .json = 1, .pretty = pretty,
+				 .pr = &p, .class_json = 1};
+
+	pr_init(&p, out, 1, pretty);
+	pr_open_object(&p, NULL);
+	pr_open_array(&p, "qdisc", NULL);
+	for (int i = 0; i < s->ndevs; i++)
+		tc_show_qdisc_opts(s->devs[i], out, &o);
+	pr_close_array(&p, NULL);
+	pr_open_array(&p, "class", NULL);
+	for (int i = 0; i < s->ndevs; i++)
+		tc_show_class_opts(s->devs[i], out, &o);
+	pr_close_array(&p, NULL);
+	pr_open_array(&p, "filter", NULL);
+	for (int i = 0; i < s->ndevs; i++)
+		(void)tc_show_filter_opts(s->devs[i], out, &o);
+	pr_close_array(&p, NULL);
+	pr_close_object(&p);
+	pr_end(&p);
 }

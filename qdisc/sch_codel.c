@@ -324,6 +324,9 @@ static int codel_xstat(const struct qdisc *q, int i, const char **name, int64_t 
 	case 4: *name = "ecn_mark"; *v = cd->stats.ecn_mark; return 0;
 	case 5: *name = "drop_overlimit"; *v = cd->drop_overlimit; return 0;
 	case 6: *name = "ce_mark"; *v = cd->stats.ce_mark; return 0;
+	/* the rest of what tc -s shows (schema 1.1) */
+	case 7: *name = "dropping"; *v = cd->vars.dropping; return 0;
+	case 8: *name = "drop_next_us"; *v = codel_drop_next_us(q); return 0;
 	default: return 1;
 	}
 }

@@ -544,7 +544,8 @@ static void tbf_dump(const struct qdisc *q, struct tcprint *p, int details)
 		pr_size(p, PR_ANY, "burst", "burst %s ", tc_calc_xmitsize(rate64, buffer));
 	}
 	if (prate64) {
-		pr_rate(p, PR_ANY, "peakrate", "peakrate %s ", prate64);
+		/* 6.1 prints peakrate as text only: -j has no "peakrate" */
+		pr_rate(p, PR_TEXT, NULL, "peakrate %s ", prate64);
 		if (mtu || td->peak.mpu) {
 			if (details) {
 				snprintf(b2, sizeof(b2), "%s/1",

@@ -36,21 +36,11 @@ static void jstr(struct tcprint *p, const char *s)
 		unsigned char c = (unsigned char)*s;
 
 		switch (c) {
-		case '"':
-			fputs("\\\"", p->out);
-			break;
-		case '\\':
-			fputs("\\\\", p->out);
-			break;
-		case '\n':
-			fputs("\\n", p->out);
-			break;
-		case '\t':
-			fputs("\\t", p->out);
-			break;
-		case '\r':
-			fputs("\\r", p->out);
-			break;
+		case '"': fputs("\\\"", p->out); break;
+		case '\\': fputs("\\\\", p->out); break;
+		case '\n': fputs("\\n", p->out); break;
+		case '\t': fputs("\\t", p->out); break;
+		case '\r': fputs("\\r", p->out); break;
 		default:
 			if (c < 0x20)
 				fprintf(p->out, "\\u%04x", c);
@@ -194,8 +184,7 @@ void pr_s64(struct tcprint *p, enum pr_mode m, const char *key, const char *fmt,
 	}
 }
 
-void pr_string(struct tcprint *p, enum pr_mode m, const char *key, const char *fmt,
-	       const char *v)
+void pr_string(struct tcprint *p, enum pr_mode m, const char *key, const char *fmt, const char *v)
 {
 	if (text_of(p, m)) {
 		fprintf(p->out, fmt, v);

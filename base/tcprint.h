@@ -14,7 +14,7 @@
 
 /* Which output a field goes to (iproute2's PRINT_ANY, PRINT_FP, PRINT_JSON) */
 enum pr_mode {
-	PR_ANY,  /* text with fmt, JSON with key */
+	PR_ANY,	 /* text with fmt, JSON with key */
 	PR_TEXT, /* text only */
 	PR_JSON, /* JSON only */
 };
@@ -54,8 +54,7 @@ void pr_int(struct tcprint *p, enum pr_mode m, const char *key, const char *fmt,
 void pr_u64(struct tcprint *p, enum pr_mode m, const char *key, const char *fmt, uint64_t v);
 void pr_s64(struct tcprint *p, enum pr_mode m, const char *key, const char *fmt, int64_t v);
 /* v a JSON string; text: fmt with v */
-void pr_string(struct tcprint *p, enum pr_mode m, const char *key, const char *fmt,
-	       const char *v);
+void pr_string(struct tcprint *p, enum pr_mode m, const char *key, const char *fmt, const char *v);
 /* JSON true/false; text: fmt with "true" or "false" (a fmt without %s is
  * printed as it is) */
 void pr_bool(struct tcprint *p, enum pr_mode m, const char *key, const char *fmt, int v);

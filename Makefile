@@ -8,6 +8,8 @@
 #   make valgrind   tcsim under valgrind memcheck: scenarios, check, run with every output, error paths
 #   make fuzz       every fuzz target under libFuzzer for FUZZ_SECONDS [60] each (clang)
 #   make bench      interpreter and whole-simulation speed against libpcap, peak RSS
+#   make bench-peers the same 2-class capture through tcsim and ns-3's PrioQueueDisc: speed ratio, delays
+#                   (optional; installs libns3-dev when root and missing)
 #   make install    PREFIX=/usr/local, DESTDIR=: the binary, docs and scenarios (make uninstall)
 #   make deps       install missing Debian packages (needs root)
 
@@ -15,8 +17,8 @@
 # tools too (command:package).
 PKGS       := libpcap libnl-3.0 libnl-route-3.0 lua5.4
 BUILD_DEBS := libpcap-dev libnl-3-dev libnl-route-3-dev liblua5.4-dev pkg-config
-TEST_DEBS  := libcunit1-dev netsniff-ng tcpdump tcpreplay iproute2 gnuplot-nox libxml2-utils perl jq
-TEST_BINS  := bpfc:netsniff-ng tcpdump:tcpdump tcpreplay:tcpreplay tc:iproute2 xmllint:libxml2-utils prove:perl jq:jq
+TEST_DEBS  := libcunit1-dev netsniff-ng tcpdump tcpreplay iproute2 gnuplot-nox libxml2-utils perl tshark jq
+TEST_BINS  := bpfc:netsniff-ng tcpdump:tcpdump tcpreplay:tcpreplay tc:iproute2 xmllint:libxml2-utils prove:perl tshark:tshark jq:jq
 
 # tcsim --version: VERSION, and the commit when built from a git checkout
 VERSION := 0.9.0
@@ -60,7 +62,7 @@ FUZZ_BIN   := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all demo check check-qemu check-shaping asan bench deps deps-check deps-check-test install uninstall format clean fuzz fuzz-bins fuzz-deps-check valgrind
+.PHONY: all demo check check-qemu check-shaping asan bench bench-peers deps deps-check deps-check-test install uninstall format clean fuzz fuzz-bins fuzz-deps-check valgrind
 all: tcsim
 
 tcsim: $(BUILD)/tcsim
@@ -69,10 +71,11 @@ tcsim: $(BUILD)/tcsim
 $(BUILD)/tcsim: $(BUILD)/cmd/main.o $(BUILD)/libtcsim.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-$(BUILD)/cmd/main.o: override CFLAGS += -DTCSIM_VERSION='"$(TCSIM_VERSION)"'
-# main.o is rebuilt when the version string changes (a new commit), not only
-# when main.c does: the stamp is rewritten only when its text differs.
-$(BUILD)/cmd/main.o: $(BUILD)/version.stamp
+$(BUILD)/base/version.o: override CFLAGS += -DTCSIM_VERSION='"$(TCSIM_VERSION)"'
+# version.o (base/version.c: tcsim_version, for --version and goldens) is
+# rebuilt when the version string changes (a new commit), not only when
+# version.c does: the stamp is rewritten only when its text differs.
+$(BUILD)/base/version.o: $(BUILD)/version.stamp
 $(BUILD)/version.stamp: FORCE | $(BUILD)/.deps-build
 	@echo '$(TCSIM_VERSION)' | cmp -s - $@ 2>/dev/null || echo '$(TCSIM_VERSION)' > $@
 FORCE:
@@ -173,6 +176,44 @@ bench: $(BENCH_BIN) $(SIM_BENCH)
 	$(BENCH_BIN)
 	$(SIM_BENCH)
 
+# A peer in the bench (optional, never part of make or make check): ns-3's
+# PrioQueueDisc (Debian's libns3-dev, installed here when root and missing) and
+# tcsim over the same 2-class Poisson capture at 10 Mbit/s, made by tcsim from
+# bench/peers/capture.lua (PEERS_SECONDS of traffic); bench/peers/run.sh times both
+# PEERS_REPS times, interleaved, and prints the speed ratio and the per-band mean
+# delays side by side. Debian's ns3 .pc files name libgsl.so and libsqlite3.so by
+# path, which only their -dev packages provide; ns-3's own libraries already
+# link them, so a path that does not exist is left out.
+NS3_PKGS      := ns3-point-to-point ns3-traffic-control ns3-network ns3-core
+NS3_DEB       := libns3-dev
+PEERS_SECONDS ?= 100
+PEERS_REPS    ?= 5
+PEERS_DIR     := $(BUILD)/bench/peers
+PEERS_BIN     := $(PEERS_DIR)/ns3_prio
+PEERS_CAP     := $(PEERS_DIR)/two_class_$(PEERS_SECONDS)s.pcap
+NS3_CFLAGS     = $(foreach f,$(shell pkg-config --cflags $(NS3_PKGS) libpcap 2>/dev/null),$(if $(findstring ;,$(f)),,$(f)))
+NS3_LIBS       = $(foreach f,$(shell pkg-config --libs $(NS3_PKGS) libpcap 2>/dev/null),$(if $(filter /%,$(f)),$(wildcard $(f)),$(f)))
+
+bench-peers: $(BUILD)/tcsim $(PEERS_BIN) $(PEERS_CAP)
+	@sh bench/peers/run.sh $(BUILD)/tcsim $(PEERS_BIN) $(PEERS_CAP) $(PEERS_REPS)
+
+$(PEERS_BIN): bench/peers/ns3_prio.cc | $(PEERS_DIR)/.deps-ns3
+	$(CXX) -std=c++17 $(OPT) -g -Wall -Wextra -Wno-unused-parameter $(NS3_CFLAGS) -o $@ $< $(NS3_LIBS)
+
+$(PEERS_CAP): bench/peers/capture.lua $(BUILD)/tcsim
+	@rm -rf $@.d && mkdir -p $@.d
+	$(BUILD)/tcsim bench/peers/capture.lua -- $@.d $(PEERS_SECONDS)
+	@mv $@.d/eth0-root-sent.pcap $@ && rm -rf $@.d
+
+$(PEERS_DIR)/.deps-ns3: | $(BUILD)/.deps-build
+	@if ! pkg-config --exists $(NS3_PKGS) 2>/dev/null || ! command -v $(CXX) >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(NS3_DEB) || exit 1; \
+	    pkg-config --exists $(NS3_PKGS) || { echo "tcsim: $(NS3_DEB) is installed but pkg-config finds no $(NS3_PKGS)" >&2; exit 1; }; \
+	  else echo "tcsim: make bench-peers needs ns-3 and a C++ compiler: the Debian package $(NS3_DEB); run 'sudo make bench-peers' or apt-get install $(NS3_DEB)" >&2; exit 1; fi; \
+	fi
+	@mkdir -p $(dir $@) && touch $@
+
 # Missing packages are installed when we are root; otherwise we say which.
 # The stamps record a check that passed, once per build tree.
 $(BUILD)/.deps-build:
@@ -223,8 +264,11 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tcsim $(DESTDIR)$(MANDIR)/man1/tcsim.1 $(DESTDIR)$(COMPLETIONSDIR)/tcsim
 	rm -rf $(DESTDIR)$(DOCDIR) $(DESTDIR)$(DATADIR)
 
+# The files this change touches (modified, added, untracked), not the whole
+# tree: reformatting untouched files only makes merges conflict.
 format:
-	clang-format -i $$(git ls-files '*.c' '*.h')
+	@files=$$( { git diff --name-only --diff-filter=AM HEAD; git ls-files --others --exclude-standard; } | grep -E '\.[ch]$$' | sort -u); \
+	if [ -n "$$files" ]; then clang-format -i $$files; echo "formatted: "$$files; fi
 
 clean:
 	rm -rf build build-asan tcsim

@@ -45,6 +45,25 @@ fail:
 	return -e;
 }
 
+static int place(struct outfile *o, int e)
+{
+	if (o->tmp) {
+		if (!e && rename(o->tmp, o->path))
+			e = errno ? errno : EIO;
+		if (e)
+			unlink(o->tmp);
+		free(o->tmp);
+		o->tmp = NULL;
+	}
+	errno = e;
+	return -e;
+}
+
+int outfile_place(struct outfile *o)
+{
+	return place(o, 0);
+}
+
 int outfile_commit(struct outfile *o)
 {
 	int e = 0;
@@ -56,16 +75,7 @@ int outfile_commit(struct outfile *o)
 	if (fclose(o->f) && !e)
 		e = errno ? errno : EIO;
 	o->f = NULL;
-	if (o->tmp) {
-		if (!e && rename(o->tmp, o->path))
-			e = errno ? errno : EIO;
-		if (e)
-			unlink(o->tmp);
-		free(o->tmp);
-		o->tmp = NULL;
-	}
-	errno = e;
-	return -e;
+	return place(o, e);
 }
 
 void outfile_abort(struct outfile *o)

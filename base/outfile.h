@@ -20,6 +20,10 @@ int outfile_open(struct outfile *o, const char *path, const char *mode);
  * temporary file is gone either way, o->path stays for the caller's
  * message until outfile_abort frees it. */
 int outfile_commit(struct outfile *o);
+/* outfile_commit for a stream its writer has closed already (o->f was
+ * handed over and set to NULL: libpcap's pcap_dump_close closes it): renames
+ * the temporary file into place. 0, or -errno with errno set. */
+int outfile_place(struct outfile *o);
 /* Closes and removes what was written (a device written in place keeps
  * what it got), and frees the names: after a commit it only frees. Safe
  * on a zeroed outfile and twice. */

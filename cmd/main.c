@@ -4,11 +4,7 @@
 #include <string.h>
 
 #include "cmd.h"
-
-/* The Makefile passes `git describe` when built from git. */
-#ifndef TCSIM_VERSION
-#define TCSIM_VERSION "unknown"
-#endif
+#include "version.h"
 
 /* one line of source per line of the text, as it prints */
 /* clang-format off */
@@ -62,7 +58,7 @@ int main(int argc, char **argv)
 	if (is_lua(argv[1]))
 		return cmd_scenario(argc, argv);
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("tcsim %s\n", TCSIM_VERSION);
+		printf("tcsim %s\n", tcsim_version());
 		return 0;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {

@@ -51,7 +51,10 @@ static const char usage_run[] =
 	"  --tc-json FILE   what tc -s -j qdisc|class|filter show print at the end, as one\n"
 	"                   JSON object {\"qdisc\": [...], \"class\": [...], \"filter\": [...]}\n"
 	"  --pcap-out DIR   per device and band: DEV-BAND-sent.pcap (stamped at departure) and\n"
-	"                   DEV-BAND-dropped.pcap (stamped at arrival), nanosecond pcap\n"	"  --pcap-epoch capture|zero  their clock: the first capture's own (its first packet's\n"
+	"                   DEV-BAND-dropped.pcap (stamped at arrival), nanosecond pcap\n"
+	"  --pcap-format pcap|pcapng  pcapng: one DEV-BAND.pcapng per band instead, each packet\n"
+	"                   with a comment saying its fate (verdict, delays, drop reason) [pcap]\n"
+	"  --pcap-epoch capture|zero  their clock: the first capture's own (its first packet's\n"
 	"                   time + simulated time) [capture], or simulated time from 1970\n"
 	"  --plot DIR       per device: backlog and throughput per band over time, delay CDFs:\n"
 	"                   CSV + gnuplot script always, PNG/SVG when gnuplot is installed\n"
@@ -185,7 +188,7 @@ static void capture_warnings(const struct sim *s)
 
 int cmd_sim_run(int argc, char **argv)
 {
-	enum { O_JSON = 256, O_TCJSON, O_PCAP, O_PLOT, O_PLOTINT, O_TRACE, O_TFILTER, O_QUIET, O_EPOCH, O_HELP };
+	enum { O_JSON = 256, O_TCJSON, O_PCAP, O_PLOT, O_PLOTINT, O_TRACE, O_TFILTER, O_QUIET, O_EPOCH, O_FORMAT, O_HELP };
 	static const struct option own[] = {
 	    {"json", required_argument, NULL, O_JSON},
 	    {"tc-json", required_argument, NULL, O_TCJSON},
@@ -196,6 +199,7 @@ int cmd_sim_run(int argc, char **argv)
 	    {"plot-interval", required_argument, NULL, O_PLOTINT},
 	    {"quiet", no_argument, NULL, O_QUIET},
 	    {"pcap-epoch", required_argument, NULL, O_EPOCH},
+	    {"pcap-format", required_argument, NULL, O_FORMAT},
 	    {"help", no_argument, NULL, O_HELP},
 	    {NULL, 0, NULL, 0},
 	};
@@ -237,6 +241,7 @@ int cmd_sim_run(int argc, char **argv)
 				bad = strcmp(a, "capture") && strcmp(a, "zero");
 				oo.epoch_zero = !strcmp(a, "zero");
 				break;
+			case O_FORMAT: bad = pcapw_format_parse(a, &oo.pcap_format); break;
 			case O_PCAP: oo.pcap_dir = a; break;
 			case O_PLOT: oo.plot_dir = a; break;
 			case O_PLOTINT:
@@ -287,6 +292,11 @@ int cmd_sim_run(int argc, char **argv)
 	}
 	if (trace_path && json && !strcmp(trace_path, "-") && !strcmp(json, "-")) {
 		fprintf(stderr, "tcsim run: --trace - and --json - would both write to stdout\n");
+		rc = 2;
+		goto out;
+	}
+	if (oo.pcap_format != PCAPW_PCAP && !oo.pcap_dir) {
+		fprintf(stderr, "tcsim run: --pcap-format needs --pcap-out DIR\n");
 		rc = 2;
 		goto out;
 	}

@@ -20,7 +20,7 @@ static const char usage_scenario[] =
 	"  --json OUT       every simulation's results, as JSON ('-' = stdout; the scenario's\n"
 	"                   own output then goes to stderr)\n"
 	"  --expect G       compare the results with G; list what differs; exit 1 if anything does\n"
-	"  --write-golden G store the results as G\n"
+	"  --write-golden G store the results as G (and made_with: this tcsim, the kernel mode)\n"
 	"  --tolerance PCT  latency statistics (delay_ns.*) may differ by PCT percent [0: exact];\n"
 	"  --tolerance-ns N   ... or by N ns; counts always compare exactly\n"
 	"  --max-lines N    print at most N differences\n"

@@ -365,7 +365,8 @@ static uint32_t codel_us(uint32_t t)
 }
 
 /* codel_change's or fq_codel_change's request with every parameter tcsim
- * holds (ce_threshold only when set, as the kernel keeps it off otherwise). */
+ * holds (ce_threshold only when set, as the kernel keeps it off otherwise;
+ * fq_codel's ce_threshold selector when either byte is set). */
 static int nl_add_codel(struct nl_sock *sk, int ifindex, const struct qdisc *q, uint32_t parent)
 {
 	int fq = q->ops == &fq_codel_qdisc_ops;
@@ -388,7 +389,10 @@ static int nl_add_codel(struct nl_sock *sk, int ifindex, const struct qdisc *q, 
 		     nla_put_u32(m, TCA_FQ_CODEL_DROP_BATCH_SIZE, k.drop_batch) >= 0 &&
 		     nla_put_u32(m, TCA_FQ_CODEL_MEMORY_LIMIT, k.memory_limit) >= 0 &&
 		     (k.ce_threshold == CODEL_DISABLED_THRESHOLD ||
-		      nla_put_u32(m, TCA_FQ_CODEL_CE_THRESHOLD, codel_us(k.ce_threshold)) >= 0);
+		      nla_put_u32(m, TCA_FQ_CODEL_CE_THRESHOLD, codel_us(k.ce_threshold)) >= 0) &&
+		     (!(k.ce_selector || k.ce_mask) ||
+		      (nla_put_u8(m, TCA_FQ_CODEL_CE_THRESHOLD_SELECTOR, k.ce_selector) >= 0 &&
+		       nla_put_u8(m, TCA_FQ_CODEL_CE_THRESHOLD_MASK, k.ce_mask) >= 0));
 	else
 		ok = m && nla_put_u32(m, TCA_CODEL_TARGET, codel_us(k.target)) >= 0 &&
 		     nla_put_u32(m, TCA_CODEL_LIMIT, k.limit) >= 0 &&

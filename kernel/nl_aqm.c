@@ -170,25 +170,16 @@ static void take_object(struct nl_object *obj, void *arg)
 	}
 }
 
-int nl_fq_codel_parse(struct nli_qdisc *q, const struct nlmsghdr *nlh, struct nlattr *o,
-		      const char *wh, char *err, size_t errlen)
+/* libnl-route's reading of a qdisc message, as its caches would hold it:
+ * the kind's parser has run. 0 and *out (nl_object_put it), or -errno. */
+int nl_libnl_qdisc(const struct nlmsghdr *nlh, const char *wh, struct rtnl_qdisc **out, char *err,
+		   size_t errlen)
 {
-	static const int need[] = {F_TARGET, F_LIMIT, F_INTERVAL, F_ECN, F_FLOWS, F_QUANTUM};
-	static const char *const names[] = {"TCA_FQ_CODEL_TARGET",   "TCA_FQ_CODEL_LIMIT",
-					    "TCA_FQ_CODEL_INTERVAL", "TCA_FQ_CODEL_ECN",
-					    "TCA_FQ_CODEL_FLOWS",    "TCA_FQ_CODEL_QUANTUM"};
-	struct nlattr *tb[F_MAX + 1] = {0};
-	struct nli_codel *c = &q->codel;
 	struct nl_object *obj = NULL;
-	struct rtnl_qdisc *qd;
 	struct nl_msg *msg;
-	int ret, limit, flows, ecn;
+	int ret;
 
-	if ((ret = options_attrs(o, tb, F_MAX, F_CE_THRESHOLD_SELECTOR, "fq_codel",
-				 "TCA_FQ_CODEL", wh, err, errlen)) ||
-	    (ret = require(tb, need, names, 6, wh, err, errlen)))
-		return ret;
-	/* libnl-route's reading, as its caches would hold it */
+	*out = NULL;
 	msg = nlmsg_convert((struct nlmsghdr *)nlh); /* a copy: nlh is not written */
 	if (!msg)
 		return nl_failf(err, errlen, -ENOMEM, "out of memory");
@@ -201,7 +192,30 @@ int nl_fq_codel_parse(struct nli_qdisc *q, const struct nlmsghdr *nlh, struct nl
 		return nl_failf(err, errlen, -EPROTO, "%s: libnl-route cannot read it: %s", wh,
 				ret < 0 ? nl_geterror(ret) : "no object");
 	}
-	qd = (struct rtnl_qdisc *)obj;
+	*out = (struct rtnl_qdisc *)obj;
+	return 0;
+}
+
+int nl_fq_codel_parse(struct nli_qdisc *q, const struct nlmsghdr *nlh, struct nlattr *o,
+		      const char *wh, char *err, size_t errlen)
+{
+	static const int need[] = {F_TARGET, F_LIMIT, F_INTERVAL, F_ECN, F_FLOWS, F_QUANTUM};
+	static const char *const names[] = {"TCA_FQ_CODEL_TARGET",   "TCA_FQ_CODEL_LIMIT",
+					    "TCA_FQ_CODEL_INTERVAL", "TCA_FQ_CODEL_ECN",
+					    "TCA_FQ_CODEL_FLOWS",    "TCA_FQ_CODEL_QUANTUM"};
+	struct nlattr *tb[F_MAX + 1] = {0};
+	struct nli_codel *c = &q->codel;
+	struct nl_object *obj = NULL;
+	struct rtnl_qdisc *qd;
+	int ret, limit, flows, ecn;
+
+	if ((ret = options_attrs(o, tb, F_MAX, F_CE_THRESHOLD_SELECTOR, "fq_codel",
+				 "TCA_FQ_CODEL", wh, err, errlen)) ||
+	    (ret = require(tb, need, names, 6, wh, err, errlen)))
+		return ret;
+	if ((ret = nl_libnl_qdisc(nlh, wh, &qd, err, errlen)))
+		return ret;
+	obj = (struct nl_object *)qd;
 	limit = rtnl_qdisc_fq_codel_get_limit(qd);
 	flows = rtnl_qdisc_fq_codel_get_flows(qd);
 	ecn = rtnl_qdisc_fq_codel_get_ecn(qd);

@@ -296,6 +296,11 @@ static int parse_qdisc(struct nl_import_model *m, const struct nlmsghdr *nlh, co
 
 		if (ret)
 			return ret;
+	} else if (nl_is_kind(kind, "netem")) {
+		int ret = nl_netem_parse(&q, nlh, o, wh, err, errlen);
+
+		if (ret)
+			return ret;
 	}
 	v = grow(m->qdiscs, &m->qcap, m->nqdiscs, sizeof(q));
 	if (!v)

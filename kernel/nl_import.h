@@ -93,6 +93,33 @@ struct nli_codel {
 	uint8_t ce_selector, ce_mask;	 /* 5.16 and later, with ce_threshold */
 };
 
+/* netem's options as dumped (netem_dump): struct tc_netem_qopt, then the
+ * nested attributes. Probabilities and correlations are the kernel's u32
+ * scale (UINT32_MAX is 100%); latency and jitter in 64-ns ticks as the
+ * qopt has them, and in ns as TCA_NETEM_LATENCY64/JITTER64 (4.15+) do. */
+struct nli_netem {
+	uint32_t limit, loss, gap, duplicate;
+	uint32_t latency, jitter; /* ticks, capped at UINT32_MAX */
+	int64_t latency64, jitter64; /* ns */
+	int has_latency64, has_jitter64;
+	uint32_t delay_corr, loss_corr, dup_corr;
+	uint32_t reorder, reorder_corr, corrupt, corrupt_corr;
+	uint32_t rate; /* bytes/s; ~0: see rate64 */
+	int32_t packet_overhead, cell_overhead;
+	uint32_t cell_size;
+	uint64_t rate64;
+	int has_rate64;
+	uint32_t ecn;
+	int loss_model;	  /* 0: random (qopt.loss); 1: 4-state (gi); 2: Gilbert-Elliott (ge) */
+	uint32_t gi[5];	  /* p13 p31 p32 p14 p23, as struct tc_netem_gimodel */
+	uint32_t ge[4];	  /* p r h k1, as struct tc_netem_gemodel */
+	int has_slot;
+	int64_t slot_min, slot_max, slot_dist_delay, slot_dist_jitter; /* ns */
+	int32_t slot_packets, slot_bytes; /* 0: no budget */
+	uint64_t seed;	  /* TCA_NETEM_PRNG_SEED (6.3+) */
+	int has_seed;
+};
+
 struct nli_qdisc {
 	char kind[NLI_KINDLEN];
 	uint32_t handle, parent;
@@ -101,6 +128,7 @@ struct nli_qdisc {
 	uint8_t priomap[16]; /* prio, pfifo_fast */
 	uint32_t limit;	     /* pfifo, pfifo_head_drop (packets), bfifo (bytes) */
 	struct nli_codel codel; /* codel, fq_codel */
+	struct nli_netem netem;
 	struct nli_sfq sfq;
 	struct nli_htb htb;
 	struct nli_tbf tbf;

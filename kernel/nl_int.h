@@ -55,10 +55,24 @@ int nl_codel_parse(struct nli_qdisc *q, struct nlattr *o, const char *wh, char *
 		   size_t errlen);
 int nl_fq_codel_parse(struct nli_qdisc *q, const struct nlmsghdr *nlh, struct nlattr *o,
 		      const char *wh, char *err, size_t errlen);
+struct rtnl_qdisc;
+int nl_libnl_qdisc(const struct nlmsghdr *nlh, const char *wh, struct rtnl_qdisc **out, char *err,
+		   size_t errlen);
 /* The word ("5ms", "4999us") for a dumped value us: 1 when tc's word gives
  * the ticks (us * 1000 >> 10) the dump came from, 0 when no tick count
  * dumps as us (a message no kernel sends; the word is then us itself). */
 int nl_codel_time_word(char *buf, size_t n, uint32_t us);
+
+/* nl_netem.c: a netem qdisc's options into the model (libnl-route's
+ * rtnl_netem_get_* where it has them), and tc 6.1's words for what it
+ * dumps: a delay of so many 64-ns ticks (1: the word gives those ticks
+ * back; 0: no word does, the nearest is written), a probability of the
+ * u32 scale (1: exact), a time in ns (slot). */
+int nl_netem_parse(struct nli_qdisc *q, const struct nlmsghdr *nlh, struct nlattr *o,
+		   const char *wh, char *err, size_t errlen);
+int nl_netem_ticks_word(char *buf, size_t n, uint32_t ticks);
+int nl_netem_percent_word(char *buf, size_t n, uint32_t v);
+const char *nl_ns_word(char *buf, size_t n, int64_t ns);
 
 /* nl_mall_fw.c: a matchall or fw filter's TCA_OPTIONS (opts) into f, and
  * the reasons tcsim could not rebuild it in f->why. */

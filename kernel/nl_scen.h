@@ -55,6 +55,12 @@ void nl_aqm_words(char *buf, size_t n, size_t *k, const struct nli_qdisc *q);
 const char *nl_aqm_problem(const struct nli_qdisc *q);
 void nl_aqm_notes(struct nl_writer *w, const struct nli_qdisc *q, const char *desc);
 
+/* nl_scen_netem.c: a netem q's options appended to its `qdisc add` line
+ * as tc 6.1's words, and what they cannot say (desc names q), each an
+ * omission (and the kernel's prng seed as a comment). */
+void nl_netem_words(char *buf, size_t n, size_t *k, const struct nli_qdisc *q);
+void nl_netem_notes(struct nl_writer *w, const struct nli_qdisc *q, const char *desc);
+
 /* nl_scen_aqm_cls.c: the elements v[s..e) of one matchall or fw tcf_proto
  * (tp names it in omissions) as tc lines; with a comment prefix they are
  * only shown (their qdisc is not written). */

@@ -8,7 +8,10 @@
  * the kernel's ticks back (nl_codel_time_word: the dumped microseconds
  * themselves often do not). What tc's words cannot rebuild is listed: a
  * limit, target or interval of 0 (tc sends none, and the kernel keeps its
- * default), an fq_codel ce_threshold selector (not modelled by tcsim).
+ * default), an fq_codel ce_threshold selector whose value is 0xff (tc's
+ * "not given": it sends nothing). The selector is written after
+ * ce_threshold; the kernel dumps it only with ce_threshold, and keeps it
+ * (unseen) without.
  *
  * matchall: `handle H matchall [skip_hw] classid C` (skip_hw first: tc
  * steps over the word after it before looking at it again); classid 0 as
@@ -77,14 +80,14 @@ void nl_aqm_words(char *buf, size_t n, size_t *k, const struct nli_qdisc *q)
 		addf(buf, n, k, " drop_batch %u", c->drop_batch);
 	if (c->has_ce_threshold)
 		time_word(buf, n, k, "ce_threshold", c->ce_threshold);
+	/* a value of 0xff tc takes for "not given": listed by nl_aqm_notes */
+	if (fq && c->has_ce_threshold && (c->ce_selector || c->ce_mask) && c->ce_selector != 0xff)
+		addf(buf, n, k, " ce_threshold_selector 0x%x/0x%x", c->ce_selector, c->ce_mask);
 	addf(buf, n, k, " %s", c->ecn ? "ecn" : "noecn");
 }
 
 const char *nl_aqm_problem(const struct nli_qdisc *q)
 {
-	if (nl_is_kind(q->kind, "fq_codel") && q->codel.has_ce_threshold && q->codel.ce_mask)
-		return "fq_codel with a ce_threshold selector (ce_threshold_selector): tcsim's "
-		       "ce_threshold applies to every packet";
 	if (nl_is_kind(q->kind, "noqueue") && q->parent != TC_H_ROOT)
 		return "noqueue under a class (tcsim refuses it there, as Linux 6.18 does)";
 	return NULL;
@@ -99,6 +102,11 @@ void nl_aqm_notes(struct nl_writer *w, const struct nli_qdisc *q, const char *de
 
 	if (!nl_is_kind(q->kind, "codel") && !nl_is_kind(q->kind, "fq_codel"))
 		return;
+	if (nl_is_kind(q->kind, "fq_codel") && c->has_ce_threshold && c->ce_selector == 0xff)
+		nl_omit(w,
+			"not reproduced: %s: ce_threshold_selector 0xff/0x%x (tc takes a value of "
+			"0xff as not given and sends nothing; not written)",
+			desc, c->ce_mask);
 	for (int i = 0; i < 3; i++)
 		if (!vals[i])
 			nl_omit(w,

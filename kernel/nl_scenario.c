@@ -20,7 +20,8 @@
  * value the kernel keeps spelled out (prio: bands and priomap; pfifo,
  * bfifo and pfifo_head_drop: limit; sfq: limit, quantum, depth, flows,
  * divisor, perturb, headdrop; tbf: rate, burst, peakrate, mtu, limit, mpu,
- * overhead, linklayer; codel and fq_codel: all, nl_scen_aqm_cls.c; a
+ * overhead, linklayer; codel and fq_codel: all, nl_scen_aqm_cls.c; netem:
+ * all that tc 6.1 can say, nl_scen_netem.c; a
  * default noqueue root is added, tcsim's devices starting with
  * pfifo_fast). matchall and fw filters: nl_scen_aqm_cls.c. An htb is
  * followed by its classes, parents first, siblings by classid. htb and tbf
@@ -110,7 +111,7 @@ static int modelled_kind(const char *k)
 	return nl_is_kind(k, "prio") || nl_is_kind(k, "sfq") || nl_is_kind(k, "pfifo") ||
 	       nl_is_kind(k, "bfifo") || nl_is_kind(k, "pfifo_fast") || nl_is_kind(k, "htb") ||
 	       nl_is_kind(k, "tbf") || nl_is_kind(k, "pfifo_head_drop") || nl_is_kind(k, "codel") ||
-	       nl_is_kind(k, "fq_codel") || nl_is_kind(k, "noqueue");
+	       nl_is_kind(k, "fq_codel") || nl_is_kind(k, "noqueue") || nl_is_kind(k, "netem");
 }
 
 /* Why a qdisc of a modelled kind cannot be written anyway, or NULL. */
@@ -173,6 +174,8 @@ static void qdisc_line(char *buf, size_t n, const struct nl_writer *w, const str
 	} else if (nl_is_kind(q->kind, "codel") || nl_is_kind(q->kind, "fq_codel") ||
 		   nl_is_kind(q->kind, "pfifo_head_drop")) {
 		nl_aqm_words(buf, n, &k, q);
+	} else if (nl_is_kind(q->kind, "netem")) {
+		nl_netem_words(buf, n, &k, q);
 	}
 }
 
@@ -300,6 +303,7 @@ static void write_qdisc(struct nl_writer *w, size_t i, const char *blocked, int 
 				desc);
 		nl_htb_tbf_notes(w, q, desc);
 		nl_aqm_notes(w, q, desc);
+		nl_netem_notes(w, q, desc);
 		if (nl_is_kind(q->kind, "htb"))
 			nl_write_htb_classes(w, q, NULL);
 	}

@@ -11,6 +11,7 @@
 #include "json_diff.h"
 #include "lua_tcsim.h"
 #include "report.h"
+#include "version.h"
 
 static const char *base_name(const char *path)
 {
@@ -31,8 +32,44 @@ static void json_chars(FILE *f, const char *s)
 			fputc(*p, f);
 }
 
-/* Every simulation's results, in creation order, as one JSON document. */
-static char *results_doc(lua_State *L, struct scenario *sc, size_t *len)
+/* The kernel mode of the scenario's simulations: the rules they model
+ * (tcsim.sim{kernel = "current"|"3.13"}, and sfq_allot = "bytes" for
+ * 6.13's sfq), each mode once, in creation order ("; " between them);
+ * "none" without a simulation. */
+static void kernel_mode(lua_State *L, struct scenario *sc, char *buf, size_t n)
+{
+	size_t k = 0;
+	unsigned seen = 0; /* bit (3.13 ? 2 : 0) + bytes: the four modes */
+
+	buf[0] = 0;
+	lua_rawgeti(L, LUA_REGISTRYINDEX, sc->sims_ref);
+	for (int i = 1; i <= sc->nsims; i++) {
+		struct lsim *ls;
+		unsigned bit;
+
+		lua_rawgeti(L, -1, i);
+		ls = luaL_testudata(L, -1, LSIM_MT);
+		lua_pop(L, 1);
+		if (!ls || !ls->s)
+			continue;
+		bit = 1u << ((ls->s->cfg.kernel == BPF_KERNEL_3_13 ? 2 : 0) + !!ls->s->cfg.sfq_allot_bytes);
+		if (seen & bit)
+			continue;
+		seen |= bit;
+		if (k < n)
+			k += (size_t)snprintf(buf + k, n - k, "%s%s%s", k ? "; " : "",
+					      ls->s->cfg.kernel == BPF_KERNEL_3_13 ? "3.13" : "current",
+					      ls->s->cfg.sfq_allot_bytes ? ", sfq-allot bytes" : "");
+	}
+	lua_pop(L, 1);
+	if (!buf[0])
+		snprintf(buf, n, "none");
+}
+
+/* Every simulation's results, in creation order, as one JSON document; a
+ * golden (made_with) also records which tcsim made it, and the kernel
+ * mode, which comparisons ignore. */
+static char *results_doc(lua_State *L, struct scenario *sc, size_t *len, int made_with)
 {
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
@@ -42,7 +79,18 @@ static char *results_doc(lua_State *L, struct scenario *sc, size_t *len)
 		return NULL;
 	fputs("{\n\"tcsim\": 1,\n\"schema_version\": \"" REPORT_SCHEMA_VERSION "\",\n\"scenario\": \"", f);
 	json_chars(f, base_name(sc->path));
-	fputs("\",\n\"simulations\": [", f);
+	fputs("\",\n", f);
+	if (made_with) {
+		char mode[256];
+
+		kernel_mode(L, sc, mode, sizeof(mode));
+		fputs("\"made_with\": {\"tcsim\": \"", f);
+		json_chars(f, tcsim_version());
+		fputs("\", \"kernel\": \"", f);
+		json_chars(f, mode);
+		fputs("\"},\n", f);
+	}
+	fputs("\"simulations\": [", f);
 	lua_rawgeti(L, LUA_REGISTRYINDEX, sc->sims_ref);
 	for (int i = 1; i <= sc->nsims; i++) {
 		struct lsim *ls;
@@ -139,8 +187,44 @@ static void golden_cases(struct scenario *sc, const struct json *want, const str
 	free(buf);
 }
 
+/* s on one line: a golden's control characters print as '?' */
+static void print_line_safe(const char *s)
+{
+	for (; *s; s++)
+		putchar((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
+}
+
+/* One line when the golden was made by another release of tcsim, or for
+ * another kernel mode, than this run: the results compare all the same
+ * (made_with is ignored), but a difference may come from there. Another
+ * commit of the same release is said only when the results differ, so
+ * that a CI run on every commit is not one note per golden. A golden
+ * without made_with (made before tcsim recorded it) gets no line. */
+static void made_with_note(lua_State *L, struct scenario *sc, const struct json *want, int ndiff)
+{
+	const struct json *mw = json_get(want, "made_with");
+	const char *v = json_string(json_get(mw, "tcsim")), *k = json_string(json_get(mw, "kernel"));
+	const char *me = tcsim_version();
+	char mode[256];
+	size_t vl, ml;
+
+	if (!v || !k)
+		return;
+	kernel_mode(L, sc, mode, sizeof(mode));
+	vl = tcsim_release_len(v);
+	ml = tcsim_release_len(me);
+	if (!strcmp(k, mode) && vl == ml && !strncmp(v, me, vl) && !(ndiff && strcmp(v, me)))
+		return;
+	printf("check %s: %s was made by tcsim ", sc->o->path, sc->o->expect);
+	print_line_safe(v);
+	fputs(", kernel ", stdout);
+	print_line_safe(k);
+	printf("; this is tcsim %s, kernel %s\n", me, mode);
+}
+
 /* --expect: the differences, on stdout; 0 when none. */
-static int compare_golden(struct scenario *sc, const char *text, size_t len, FILE *errf)
+static int compare_golden(lua_State *L, struct scenario *sc, const char *text, size_t len,
+			  FILE *errf)
 {
 	const struct scenario_opts *o = sc->o;
 	struct json *want = NULL, *got = NULL;
@@ -159,9 +243,11 @@ static int compare_golden(struct scenario *sc, const char *text, size_t len, FIL
 		json_free(want);
 		return 1;
 	}
-	/* a golden records results: a renamed scenario keeps its golden; the
-	 * schema's version is told apart, not counted as a difference */
-	static const char *const ignore[] = {"scenario", "schema_version", "*.schema_version", NULL};
+	/* a golden records results: a renamed scenario keeps its golden */
+	/* ... and which tcsim made it: a new version does not fail every golden;
+	 * the schema's version is told apart, not counted as a difference */
+	static const char *const ignore[] = {"scenario", "made_with", "schema_version",
+					     "*.schema_version", NULL};
 	const char *gv = json_string(json_get(want, "schema_version"));
 
 	d.ignore = ignore;
@@ -171,6 +257,8 @@ static int compare_golden(struct scenario *sc, const char *text, size_t len, FIL
 	if (o->junit || o->tap)
 		golden_cases(sc, want, got, &d);
 	n = json_diff(want, got, &d, stdout);
+	if (n >= 0)
+		made_with_note(L, sc, want, n);
 	if (n > 0 && (!gv || strcmp(gv, REPORT_SCHEMA_VERSION)))
 		printf("note: %s holds results of schema %s, tcsim writes %s: members added "
 		       "since show as only in actual (--write-golden renews it)\n",
@@ -197,7 +285,7 @@ int scenario_write_results(lua_State *L, struct scenario *sc)
 {
 	const struct scenario_opts *o = sc->o;
 	size_t len;
-	char *doc = results_doc(L, sc, &len);
+	char *doc = results_doc(L, sc, &len, 0);
 	int rc = 0;
 
 	if (!doc) {
@@ -212,13 +300,20 @@ int scenario_write_results(lua_State *L, struct scenario *sc)
 			"tcsim check: %s not written: the scenario's expectations failed\n",
 			o->write_golden);
 	} else if (o->write_golden) {
-		if (write_whole(o->write_golden, doc, len, "--write-golden", sc->err))
+		size_t glen;
+		char *golden = results_doc(L, sc, &glen, 1);
+
+		if (!golden) {
+			fprintf(sc->err, "tcsim: out of memory\n");
+			rc = 1;
+		} else if (write_whole(o->write_golden, golden, glen, "--write-golden", sc->err))
 			rc = 1;
 		else
 			printf("check %s: results written to %s\n", o->path, o->write_golden);
+		free(golden);
 	}
 	if (o->expect) {
-		int c = compare_golden(sc, doc, len, sc->err);
+		int c = compare_golden(L, sc, doc, len, sc->err);
 
 		if (c)
 			rc = c;

@@ -66,10 +66,12 @@ int l_sim_explain(lua_State *L)
 	return 1;
 }
 
-/* sim:outputs{pcap = DIR, plot = DIR, interval = T, pcap_epoch = "capture"|"zero"}:
+/* sim:outputs{pcap = DIR, plot = DIR, interval = T, pcap_epoch = "capture"|"zero",
+ * pcap_format = "pcap"|"pcapng"}:
  * files written when the scenario ends well (nothing is left behind when
  * it fails). */
-static const char *const outputs_keys[] = {"pcap", "plot", "interval", "pcap_epoch", NULL};
+static const char *const outputs_keys[] = {"pcap",	  "plot",	"interval",
+					   "pcap_epoch", "pcap_format", NULL};
 
 int l_sim_outputs(lua_State *L)
 {
@@ -98,6 +100,14 @@ int l_sim_outputs(lua_State *L)
 		if (strcmp(e, "capture") && strcmp(e, "zero"))
 			return luaL_error(L, "sim:outputs: pcap_epoch is \"capture\" or \"zero\", not \"%s\"", e);
 		oo.epoch_zero = !strcmp(e, "zero");
+	}
+	if (opt_field(L, 2, "pcap_format")) {
+		const char *e = luaL_checkstring(L, -1);
+
+		if (pcapw_format_parse(e, &oo.pcap_format))
+			return luaL_error(L, "sim:outputs: pcap_format is \"pcap\" or \"pcapng\", not \"%s\"", e);
+		if (!oo.pcap_dir)
+			return luaL_error(L, "sim:outputs: pcap_format needs pcap = DIR");
 	}
 	if (!oo.pcap_dir && !oo.plot_dir)
 		return luaL_error(L, "sim:outputs: give pcap = DIR and/or plot = DIR");

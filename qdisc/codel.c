@@ -85,6 +85,18 @@ static void codel_drop_one(struct pkt *p, struct codel_stats *st, const struct c
 	st->drop_count++;
 }
 
+/* The ce_threshold selector: no mask, every packet; else only those whose
+ * DS field, masked, is the selector (a packet without one never). */
+static int codel_ce_selected(const struct codel_params *params, const struct pkt *p)
+{
+	int ds;
+
+	if (!params->ce_threshold_mask)
+		return 1;
+	ds = codel_get_dsfield(p);
+	return ds >= 0 && ((uint8_t)ds & params->ce_threshold_mask) == params->ce_threshold_selector;
+}
+
 struct pkt *codel_dequeue(void *ctx, const uint64_t *backlog, const struct codel_params *params,
 			  struct codel_vars *v, struct codel_stats *st,
 			  const struct codel_cb *cb, uint64_t now_ns)
@@ -150,7 +162,8 @@ struct pkt *codel_dequeue(void *ctx, const uint64_t *backlog, const struct codel
 		v->drop_next = codel_control_law(now, params->interval, v->rec_inv_sqrt);
 	}
 end:
-	if (p && codel_after(v->ldelay, params->ce_threshold) && codel_set_ce(p)) {
+	if (p && codel_after(v->ldelay, params->ce_threshold) && codel_ce_selected(params, p) &&
+	    codel_set_ce(p)) {
 		st->ce_mark++;
 		codel_marked(p, cb, ctx, 1);
 	}
@@ -208,4 +221,15 @@ void codel_qdisc_marked(const struct pkt *p, void *ctx, int why)
 			    .until = q->env->now(q->env->arg) - p->t_cb};
 
 	qdisc_trace(q, p, &ev);
+}
+
+int codel_get_dsfield(const struct pkt *p)
+{
+	const uint8_t *h = p->data + ETH_HLEN;
+
+	if (p->protocol == ETH_P_IP && p->caplen >= ETH_HLEN + 20)
+		return h[1];
+	if (p->protocol == ETH_P_IPV6 && p->caplen >= ETH_HLEN + 40)
+		return (h[0] & 0x0f) << 4 | h[1] >> 4;
+	return -1;
 }

@@ -54,6 +54,9 @@ struct codel_params {
 	codel_time_t target, ce_threshold, interval;
 	uint32_t mtu; /* psched_mtu: a backlog at or below it never drops */
 	int ecn;      /* mark ECT packets instead of dropping them */
+	/* fq_codel (5.16+): with a mask, ce_threshold marks only packets whose
+	 * DS field (TOS / traffic class byte) & mask == selector */
+	uint8_t ce_threshold_selector, ce_threshold_mask;
 };
 
 struct codel_vars {
@@ -99,6 +102,10 @@ struct pkt *codel_dequeue(void *ctx, const uint64_t *backlog, const struct codel
  * checksum updated); 1 if the packet is CE now, 0 if it is not ECN
  * capable (or its header is not in the captured bytes). */
 int codel_set_ce(struct pkt *p);
+/* skb_get_dsfield: the IPv4 TOS or IPv6 traffic class byte (ECN bits
+ * included), or -1 when the packet is neither or its header is not in the
+ * captured bytes. */
+int codel_get_dsfield(const struct pkt *p);
 /* codel_cb.marked for a qdisc that passes itself as ctx: reports the mark
  * of a traced packet (QTRACE_MARK). */
 void codel_qdisc_marked(const struct pkt *p, void *ctx, int why);

@@ -332,6 +332,30 @@ int qdisc_watchdog_fired(struct qdisc *q, uint64_t id)
 	return 1;
 }
 
+struct qdisc_each_ctx {
+	void (*fn)(struct qdisc *q, void *arg);
+	void *arg;
+};
+
+static void each_class(void *arg, const struct qdisc_class *c)
+{
+	struct qdisc_each_ctx *ctx = arg;
+
+	if (c->leaf)
+		qdisc_for_each((struct qdisc *)c->leaf, ctx->fn, ctx->arg);
+}
+
+void qdisc_for_each(struct qdisc *root, void (*fn)(struct qdisc *q, void *arg), void *arg)
+{
+	struct qdisc_each_ctx ctx = {.fn = fn, .arg = arg};
+
+	if (!root)
+		return;
+	fn(root, arg);
+	if (root->ops->walk)
+		root->ops->walk(root, each_class, &ctx);
+}
+
 void qdisc_dump_text(const struct qdisc *q, FILE *out, int details)
 {
 	struct tcprint p;

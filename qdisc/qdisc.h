@@ -121,6 +121,9 @@ struct qdisc_env {
 	void *arg;
 	const struct qdisc_tracer *tracer; /* NULL: tracing off */
 	uint64_t qdisc_seq; /* creation counter of the device's qdiscs */
+	/* the device's root (read through it: tc replaces it), for checks that
+	 * look at the whole tree (netem's duplicates). NULL: no device. */
+	struct qdisc *const *root;
 };
 
 struct qdisc_stats {
@@ -274,6 +277,8 @@ const struct qdisc_ops *qdisc_ops_find(const char *kind);
 /* The kinds a tc line can name, in registry order: "prio, sfq, ...". */
 void qdisc_kind_names(char *buf, size_t n);
 
+/* fn on root and every qdisc below it, parents first. */
+void qdisc_for_each(struct qdisc *root, void (*fn)(struct qdisc *q, void *arg), void *arg);
 /* 1 if q is root or one of its descendants. */
 int qdisc_in_tree(const struct qdisc *root, const struct qdisc *q);
 /* The qdisc with this handle in the tree under root, or NULL. */
@@ -349,6 +354,7 @@ struct codel_kc {
 	uint32_t target, interval, ce_threshold; /* ticks; ce_threshold 0x7fffffff: off */
 	int ecn;
 	uint32_t flows, quantum, memory_limit, drop_batch; /* fq_codel only */
+	uint8_t ce_selector, ce_mask; /* fq_codel: ce_threshold_selector VALUE/MASK */
 };
 void codel_kc_get(const struct qdisc *q, struct codel_kc *out);
 void fq_codel_kc_get(const struct qdisc *q, struct codel_kc *out);

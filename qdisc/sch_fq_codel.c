@@ -19,6 +19,7 @@
  * the frame plus 64 bytes of headroom and the 320-byte shared info,
  * rounded up to the kmalloc size class, plus the 256-byte sk_buff. */
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,12 +205,64 @@ struct fqc_opt {
 	uint32_t limit, flows, quantum, drop_batch, target, interval; /* 0: not sent */
 	uint32_t ce_threshold, memory_limit;                         /* ~0: not sent */
 	int ecn, hash;                                               /* -1: not given */
+	int has_selector; /* ce_threshold_selector: sent unless its value is 0xff */
+	uint8_t selector, mask;
 };
 
 static const char fqc_usage[] =
 	"Usage: ... fq_codel [ limit PACKETS ] [ flows NUMBER ] [ memory_limit BYTES ] "
 	"[ target TIME ] [ interval TIME ] [ quantum BYTES ] [ [no]ecn ] [ ce_threshold TIME ] "
-	"[ drop_batch SIZE ] [ tcsim-hash tuple|random ]";
+	"[ ce_threshold_selector VALUE/MASK ] [ drop_batch SIZE ] [ tcsim-hash tuple|random ]";
+
+/* get_u8 of iproute2 (strtoul, base 0): 0 or -1 */
+static int fqc_get_u8(uint8_t *out, const char *s)
+{
+	unsigned long v;
+	char *end;
+
+	if (!*s)
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (end == s || *end || (v == ULONG_MAX && errno == ERANGE) || v > 0xff)
+		return -1;
+	*out = (uint8_t)v;
+	return 0;
+}
+
+/* `ce_threshold_selector VALUE/MASK` as tc 6.1 reads it: the mask first,
+ * then the value, each a u8 in any base; a value of 0xff is tc's "not
+ * given", so nothing is sent (the kernel keeps what it had). The kernel
+ * takes both bytes as they are (NLA_U8, no other check). */
+static int fqc_parse_selector(struct fqc_opt *o, const char *v, char *err, size_t errlen)
+{
+	char buf[64];
+	char *sep;
+
+	if (!v) {
+		snprintf(err, errlen, "fq_codel: \"ce_threshold_selector\" needs a value. %s",
+			 fqc_usage);
+		return -EINVAL;
+	}
+	snprintf(buf, sizeof(buf), "%s", v);
+	sep = strchr(buf, '/');
+	if (!sep || strlen(v) >= sizeof(buf)) {
+		snprintf(err, errlen, "%s", sep ? "Illegal \"ce_threshold_selector\""
+						 : "Missing mask for \"ce_threshold_selector\"");
+		return -EINVAL;
+	}
+	*sep++ = 0;
+	if (fqc_get_u8(&o->mask, sep)) {
+		snprintf(err, errlen, "Illegal mask for \"ce_threshold_selector\"");
+		return -EINVAL;
+	}
+	if (fqc_get_u8(&o->selector, buf)) {
+		snprintf(err, errlen, "Illegal \"ce_threshold_selector\"");
+		return -EINVAL;
+	}
+	o->has_selector = o->selector != 0xff;
+	return 0;
+}
 
 static int fqc_parse(struct fqc_opt *o, int argc, char **argv, char *err, size_t errlen)
 {
@@ -238,10 +291,12 @@ static int fqc_parse(struct fqc_opt *o, int argc, char **argv, char *err, size_t
 			continue;
 		}
 		if (!strcmp(w, "ce_threshold_selector")) {
-			snprintf(err, errlen,
-				 "fq_codel: \"ce_threshold_selector\" is not modelled by tcsim "
-				 "(ce_threshold applies to every packet)");
-			return -EOPNOTSUPP;
+			int r = fqc_parse_selector(o, v, err, errlen);
+
+			if (r)
+				return r;
+			i++;
+			continue;
 		}
 		if (!count && !time && strcmp(w, "memory_limit") && strcmp(w, "tcsim-hash")) {
 			snprintf(err, errlen, "fq_codel: What is \"%s\"? %s", w, fqc_usage);
@@ -309,6 +364,10 @@ static int fqc_apply(struct qdisc *q, const struct fqc_opt *o, char *err, size_t
 		fd->cparams.target = codel_us_to_time(o->target);
 	if (o->ce_threshold != ~0u)
 		fd->cparams.ce_threshold = codel_us_to_time(o->ce_threshold);
+	if (o->has_selector) {
+		fd->cparams.ce_threshold_selector = o->selector;
+		fd->cparams.ce_threshold_mask = o->mask;
+	}
 	if (o->interval)
 		fd->cparams.interval = codel_us_to_time(o->interval);
 	if (o->limit)
@@ -698,9 +757,17 @@ static void fqc_dump(const struct qdisc *q, struct tcprint *p, int details)
 	pr_uint(p, PR_ANY, "flows", "flows %u ", fd->flows_cnt);
 	pr_uint(p, PR_ANY, "quantum", "quantum %u ", fd->quantum);
 	pr_time(p, PR_ANY, "target", "target %s ", codel_time_to_us(fd->cparams.target));
-	if (fd->cparams.ce_threshold != CODEL_DISABLED_THRESHOLD)
+	if (fd->cparams.ce_threshold != CODEL_DISABLED_THRESHOLD) {
 		pr_time(p, PR_ANY, "ce_threshold", "ce_threshold %s ",
 			codel_time_to_us(fd->cparams.ce_threshold));
+		/* the kernel dumps the selector with ce_threshold only; tc
+		 * prints it when either byte is set (print_hhu with %#x) */
+		if (fd->cparams.ce_threshold_selector || fd->cparams.ce_threshold_mask) {
+			pr_uint(p, PR_ANY, "ce_threshold_selector", "ce_threshold_selector %#x",
+				fd->cparams.ce_threshold_selector);
+			pr_uint(p, PR_ANY, "ce_threshold_mask", "/%#x ", fd->cparams.ce_threshold_mask);
+		}
+	}
 	pr_time(p, PR_ANY, "interval", "interval %s ", codel_time_to_us(fd->cparams.interval));
 	pr_size(p, PR_ANY, "memory_limit", "memory_limit %s ", fd->memory_limit);
 	if (fd->cparams.ecn)
@@ -830,4 +897,6 @@ void fq_codel_kc_get(const struct qdisc *q, struct codel_kc *out)
 	out->quantum = fd->quantum;
 	out->memory_limit = fd->memory_limit;
 	out->drop_batch = fd->drop_batch_size;
+	out->ce_selector = fd->cparams.ce_threshold_selector;
+	out->ce_mask = fd->cparams.ce_threshold_mask;
 }

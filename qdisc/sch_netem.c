@@ -762,11 +762,46 @@ static void netem_apply(struct qdisc *q, const struct netem_req *r)
 	nd->req = *r;
 }
 
+/* check_netem_in_tree (2025: 6.16, backported to the stable kernels; the
+ * qemu oracle's 6.1.192 has it): a netem that duplicates
+ * may not share the device's tree with another netem, nor may any netem
+ * join a tree where one duplicates, on creation and on every change. */
+extern const struct qdisc_ops netem_qdisc_ops;
+
+struct netem_tree_ctx {
+	const struct qdisc *self;
+	int duplicates, clash;
+};
+
+static void netem_tree_visit(struct qdisc *q, void *arg)
+{
+	struct netem_tree_ctx *ctx = arg;
+
+	if (q != ctx->self && q->ops == &netem_qdisc_ops &&
+	    (ctx->duplicates || ((const struct netem_sched_data *)q->priv)->duplicate))
+		ctx->clash = 1;
+}
+
+static int netem_check_tree(struct qdisc *q, uint32_t duplicate, char *err, size_t errlen)
+{
+	struct netem_tree_ctx ctx = {.self = q, .duplicates = duplicate != 0};
+
+	if (q->env->kernel == BPF_KERNEL_3_13 || !q->env->root)
+		return 0;
+	qdisc_for_each(*q->env->root, netem_tree_visit, &ctx);
+	if (!ctx.clash)
+		return 0;
+	snprintf(err, errlen, "Error: netem: cannot mix duplicating netems with other netems in tree.");
+	return -EINVAL;
+}
+
 static int netem_change(struct qdisc *q, int argc, char **argv, char *err, size_t errlen)
 {
 	struct netem_req r;
 	int ret = netem_parse(&r, argc, argv, err, errlen);
 
+	if (!ret)
+		ret = netem_check_tree(q, r.opt.duplicate, err, errlen);
 	if (!ret)
 		netem_apply(q, &r);
 	return ret;

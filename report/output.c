@@ -334,8 +334,7 @@ struct band *out_band_get(struct outputs *o, struct odev *od, uint32_t key)
 static void band_free(struct band *b)
 {
 	for (int k = 0; k < 2; k++)
-		if (b->pcap[k])
-			fclose(b->pcap[k]);
+		pcapw_abort(&b->pw[k]);
 	free(b->bl_bytes);
 	free(b->bl_pkts);
 	free(b->tp);
@@ -404,6 +403,7 @@ int outputs_open(struct outputs **out, struct sim *s, const struct output_opts *
 	o->s = s;
 	o->want_pcap = opt->pcap_dir != NULL;
 	o->epoch_zero = opt->epoch_zero;
+	o->fmt = opt->pcap_format;
 	o->want_plot = opt->plot_dir != NULL;
 	o->adaptive = opt->interval_ns == 0;
 	o->interval = o->adaptive ? ADAPT_START_NS : opt->interval_ns;
@@ -430,13 +430,7 @@ void outputs_abort(struct outputs *o)
 {
 	if (!o)
 		return;
-	for (int i = 0; i < o->ndevs; i++)
-		for (int k = 0; k < o->devs[i].nbands; k++)
-			for (int j = 0; j < 2; j++)
-				if (o->devs[i].bands[k].pcap[j]) {
-					fclose(o->devs[i].bands[k].pcap[j]);
-					o->devs[i].bands[k].pcap[j] = NULL;
-				}
+	opcap_abort(o);
 	/* the plot directory may be inside a pcap directory outputs_open made */
 	outdir_remove(&o->plot);
 	outdir_remove(&o->pcap);

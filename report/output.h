@@ -18,6 +18,9 @@
  *	                                t_depart (end of transmission + delay)
  *	PCAPDIR/DEV-BAND-dropped.pcap   packets the band dropped, stamped with
  *	                                their arrival time
+ *	PCAPDIR/DEV-BAND.pcapng         with pcap_format PCAPW_PCAPNG, instead of
+ *	                                both: every packet of the band, stamped
+ *	                                as above, with its fate as a comment
  *	PLOTDIR/DEV-backlog.csv         time_s, per band: bytes, packets
  *	PLOTDIR/DEV-throughput.csv      time_s, per band: bytes, bit/s; total bit/s
  *	PLOTDIR/DEV-delay_cdf.csv       quantile, per band: queue_us, total_us
@@ -36,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pcapwrite.h"
 #include "sim.h"
 
 struct output_opts {
@@ -46,6 +50,8 @@ struct output_opts {
 				* ...) so that a run has 500 to 2500 points */
 	int epoch_zero;        /* pcaps stamped from 1970 (simulated time), not from the
 				* first capture's own start */
+	enum pcapw_format pcap_format; /* PCAPW_PCAP (0): DEV-BAND-sent.pcap and
+					-dropped.pcap; PCAPW_PCAPNG: DEV-BAND.pcapng */
 };
 
 struct outputs;

@@ -22,7 +22,8 @@ struct band {
 	char name[32];	 /* "1:1", "root" */
 	char fname[32];	 /* "1_1", "root" */
 	char label[128]; /* for plot legends: "1:1 (sfq 10:)" */
-	FILE *pcap[2];
+	struct pcapw pw[2]; /* pcap: sent, dropped; pcapng: both in pw[0] */
+	int pw_open[2];
 	uint64_t pkts[2], bytes[2];
 	/* backlog at each sample (o->nsamples of them) and at the end */
 	uint64_t *bl_bytes;
@@ -60,6 +61,7 @@ struct outputs {
 	struct sim_observer obs; /* told of every packet's end */
 	struct outdir pcap, plot;
 	int want_pcap, want_plot;
+	enum pcapw_format fmt; /* of the pcap files */
 	uint64_t interval;
 	int adaptive, phase;
 	/* the samples: times[i], each band's bl_*[i] */
@@ -112,11 +114,13 @@ void out_take_sample(struct outputs *o, uint64_t t, int end);
 
 /* out_pcap.c */
 
-/* Appends p to b's pcap of its kind (P_SENT, P_DROPPED), created on the
- * band's first packet. A failure goes to o->err. */
+/* Appends p to b's file of its kind (P_SENT, P_DROPPED; pcapng: the band's
+ * one file, with its fate as a comment), created on the band's first packet. A failure goes to o->err. */
 void opcap_write(struct outputs *o, struct odev *od, struct band *b, int kind, const struct pkt *p);
 /* Closes every band's pcaps, creating the empty ones first. o->err. */
 int opcap_close_pcaps(struct outputs *o);
+/* Closes every file without caring (the outputs failed). */
+void opcap_abort(struct outputs *o);
 
 /* out_plot.c */
 

@@ -358,6 +358,7 @@ int sim_dev_add(struct sim *s, const char *name, struct dev **out, char *err, si
 		.cancel_timers = env_cancel_timers,
 		.classified = env_classified,
 		.clone = env_clone,
+		.root = &d->root,
 		.arg = d,
 		.tracer = s->qtracer,
 	};

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "outfile.h"
+#include "pcapwrite.h"
 #include "rng.h"
 #include "synth.h"
 
@@ -607,23 +608,11 @@ nomem:
 	return -ENOMEM;
 }
 
-/* ---- pcap ---------------------------------------------------------------- */
-
-struct pcap_hdr {
-	uint32_t magic;
-	uint16_t major, minor;
-	int32_t thiszone;
-	uint32_t sigfigs, snaplen, linktype;
-};
-
-struct pcap_rec {
-	uint32_t sec, nsec, caplen, len;
-};
-
 int64_t synth_save_pcap(const struct synth_spec *sp, const char *path, char *err, size_t errlen)
 {
-	struct pcap_hdr h = {0xa1b23c4d, 2, 4, 0, 0, 262144, 1};
 	struct outfile o = {0};
+	struct pcapw w = {0};
+	char why[256];
 	struct source *s = NULL;
 	struct src_packet p;
 	int64_t n = 0;
@@ -636,35 +625,39 @@ int64_t synth_save_pcap(const struct synth_spec *sp, const char *path, char *err
 		failf(err, errlen, sp, "%s: cannot create: %s", path, strerror(-r));
 		goto out;
 	}
-	if (fwrite(&h, sizeof(h), 1, o.f) != 1)
-		goto io;
+	/* the writer owns the stream from here: outfile_place renames it */
+	r = pcapw_open(&w, o.f, PCAPW_PCAP, NULL, why, sizeof(why));
+	o.f = NULL;
+	if (r) {
+		failf(err, errlen, sp, "%s: cannot write: %s", path, why);
+		goto out;
+	}
 	while ((r = s->ops->next(s, &p, err, errlen)) > 0) {
-		struct pcap_rec rec = {(uint32_t)(p.t_ns / 1000000000u),
-				       (uint32_t)(p.t_ns % 1000000000u), p.caplen, p.len};
+		struct iovec iov = {(void *)p.data, p.caplen};
 
-		if (p.t_ns / 1000000000u > UINT32_MAX) {
-			r = -EOVERFLOW;
+		r = pcapw_put(&w, p.t_ns, p.len, &iov, 1, NULL, 0);
+		if (r == -EOVERFLOW) {
 			failf(err, errlen, sp,
 			      "%s: packet %llu arrives at %llu ns, past the 32-bit seconds of pcap",
 			      path, (unsigned long long)p.seq, (unsigned long long)p.t_ns);
 			goto out;
 		}
-		if (fwrite(&rec, sizeof(rec), 1, o.f) != 1 || fwrite(p.data, p.caplen, 1, o.f) != 1)
+		if (r)
 			goto io;
 		n++;
 	}
 	if (r < 0)
 		goto out;
-	if ((r = outfile_commit(&o))) {
+	if ((r = pcapw_close(&w)) || (r = outfile_place(&o))) {
 		failf(err, errlen, sp, "%s: cannot write: %s", path, strerror(-r));
 		goto out;
 	}
 	goto out;
 io:
-	e = errno ? errno : EIO;
-	r = -e;
+	e = -r;
 	failf(err, errlen, sp, "%s: cannot write: %s", path, strerror(e));
 out:
+	pcapw_abort(&w);
 	outfile_abort(&o);
 	if (s)
 		s->ops->close(s);

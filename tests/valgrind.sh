@@ -25,6 +25,7 @@ ci  0 scenarios/ssh_http.lua
 ci  0 check scenarios/ssh_http.lua --expect tests/golden/ssh_http.json --quiet
 ci  0 check scenarios/filter_chain.lua --write-golden $tmp/golden.json --quiet
 ci  0 run --tc scenarios/ssh_http.tc --rate 256kbit --json $tmp/r.json --pcap-out $tmp/pcaps --plot $tmp/plots --trace $tmp/t.trace scenarios/captures/ssh_hydra.pcap scenarios/captures/icmp_5_pings.pcap
+ci  0 run --tc scenarios/ssh_http.tc --rate 64kbit --pcap-format pcapng --pcap-out $tmp/ngs scenarios/captures/ssh_hydra.pcap scenarios/captures/icmp_5_pings.pcap
 ci  0 explain scenarios/ssh_http_tcpdump.lua --packet 5
 ci  0 lint scenarios/ssh_http.lua
 ci  0 bpf run -a scenarios/filters/ssh.ops scenarios/captures/ssh_hydra.pcap
@@ -35,6 +36,7 @@ all 0 scenarios/sfq_fairness.lua
 ci  1 check scenarios/ssh_http.lua --expect $tmp/other.json --quiet
 ci  1 run --tc $tmp/bad.tc --json $tmp/no.json scenarios/captures/ssh_hydra.pcap
 ci  1 run --tc scenarios/ssh_http.tc --json $tmp/no.json --pcap-out $tmp/nopcap $tmp/cut.pcap
+ci  1 run --tc scenarios/ssh_http.tc --pcap-format pcapng --pcap-out $tmp/nopcapng $tmp/cut.pcap
 all 1 run --tc scenarios/ssh_http.tc /nonexistent.pcap
 ci  1 $tmp/bad.lua
 all 1 tests/data/lua/api_fail.lua

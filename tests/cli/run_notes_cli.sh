@@ -52,9 +52,9 @@ $TCSIM run --tc "$TC" "$T_TMP/back.pcap" >"$T_TMP/a" 2>/dev/null
 $TCSIM run --tc "$TC" --quiet "$T_TMP/back.pcap" >"$T_TMP/b" 2>/dev/null
 cmp -s "$T_TMP/a" "$T_TMP/b" && ok || bad "--quiet changed the report"
 
-# progress (TCSIM_PROGRESS_AFTER=0: from the first poll, not after a
-# second of wall time, so the test does not depend on the machine's speed):
-# terminal and not
+# progress, on a terminal and not (TCSIM_PROGRESS_AFTER=0: from the first
+# poll rather than after a second of wall time, so the test does not depend
+# on the machine's speed)
 CAP=scenarios/captures/ssh_hydra.pcap
 if command -v script >/dev/null 2>&1; then
 	# the terminal's output (tcsim's stderr) is script's stdout

@@ -48,10 +48,12 @@ $TCSIM scenarios/ssh_http.lua --json - >"$T_TMP/j2" 2>"$T_TMP/e2"
 if cmp -s "$T_TMP/j1" "$T_TMP/j2"; then ok; else bad "--json FILE differs from --json -"; fi
 # with --json -, the scenario's own output goes to stderr
 if grep -q '^expectations: 9 passed, 0 failed$' "$T_TMP/e2"; then ok; else bad "--json -: report not on stderr"; fi
-if cmp -s "$T_TMP/j1" "$G/ssh_http.json"; then ok; else bad "--json is not the golden's format"; fi
+# (a golden also says which tcsim made it: made_with, compared by no one)
+grep -v '^"made_with": ' "$G/ssh_http.json" | cmp -s "$T_TMP/j1" - && ok || bad "--json is not the golden's format"
 
 # 3. tcsim check finds changes
-sed 's/"classid": "1:1", "packets": 588,/"classid": "1:1", "packets": 587,/' "$G/ssh_http.json" >"$T_TMP/g1"
+# (g1 without made_with, as goldens were before: no note, whichever tcsim this is)
+sed 's/"classid": "1:1", "packets": 588,/"classid": "1:1", "packets": 587,/; /^"made_with": /d' "$G/ssh_http.json" >"$T_TMP/g1"
 expect_status() { # NAME WANT-RC CMD...
 	n=$1 want=$2; shift 2
 	"$@" >"$T_TMP/out" 2>"$T_TMP/err"; rc=$?
@@ -74,7 +76,40 @@ expect_status "tolerance is not for counts" 1 $TCSIM check scenarios/ssh_http.lu
 expect_status "no golden from a failing scenario" 1 $TCSIM check $L/api_fail.lua --write-golden "$T_TMP/gf" --quiet
 if [ -e "$T_TMP/gf" ]; then bad "a failing scenario wrote a golden"; else ok; fi
 expect_status "write-golden" 0 $TCSIM check scenarios/ssh_http.lua --write-golden "$T_TMP/g3" --quiet
-if cmp -s "$T_TMP/g3" "$G/ssh_http.json"; then ok; else bad "--write-golden differs from the golden"; fi
+grep -v '^"made_with": ' "$T_TMP/g3" >"$T_TMP/g3r"
+grep -v '^"made_with": ' "$G/ssh_http.json" | cmp -s "$T_TMP/g3r" - && ok || bad "--write-golden differs from the golden"
+
+# 3b. a golden records the tcsim and the kernel mode that made it; check
+# compares without them, and says in one line when the release or the
+# kernel mode differs, or another commit's golden differs in its results
+V=$($TCSIM --version | sed 's/^tcsim //')
+mw=$(grep '^"made_with": ' "$T_TMP/g3")
+[ "$mw" = "\"made_with\": {\"tcsim\": \"$V\", \"kernel\": \"current\"}," ] && ok || bad "made_with: '$mw' (this is tcsim $V)"
+sed 's/^"made_with": .*/"made_with": {"tcsim": "0.0.1 (git 0000000)", "kernel": "current"},/' "$T_TMP/g3" >"$T_TMP/old"
+expect_status "another release: same" 0 $TCSIM check scenarios/ssh_http.lua --expect "$T_TMP/old" --quiet
+want="check scenarios/ssh_http.lua: $T_TMP/old was made by tcsim 0.0.1 (git 0000000), kernel current; this is tcsim $V, kernel current
+check scenarios/ssh_http.lua: same as $T_TMP/old"
+[ "$(cat "$T_TMP/out")" = "$want" ] && ok || { bad "another release: output"; cat "$T_TMP/out"; }
+# another commit of this release: nothing to say while the results agree
+sed 's/^"made_with": {"tcsim": "\([^ "]*\)[^"]*"/"made_with": {"tcsim": "\1 (git 1234567)"/' "$T_TMP/g3" >"$T_TMP/commit"
+grep -q '(git 1234567)' "$T_TMP/commit" && ok || bad "made_with: the commit was not replaced"
+expect_status "another commit: same" 0 $TCSIM check scenarios/ssh_http.lua --expect "$T_TMP/commit" --quiet
+[ "$(cat "$T_TMP/out")" = "check scenarios/ssh_http.lua: same as $T_TMP/commit" ] && ok || { bad "another commit: output"; cat "$T_TMP/out"; }
+# ... and one line when they do not
+sed 's/"classid": "1:1", "packets": 588,/"classid": "1:1", "packets": 587,/' "$T_TMP/commit" >"$T_TMP/commit2"
+expect_status "another commit: a difference" 1 $TCSIM check scenarios/ssh_http.lua --expect "$T_TMP/commit2" --quiet
+grep -qx "check scenarios/ssh_http.lua: $T_TMP/commit2 was made by tcsim [^ ]* (git 1234567), kernel current; this is tcsim $V, kernel current" "$T_TMP/out" && [ "$(wc -l <"$T_TMP/out")" -eq 3 ] && ok || { bad "another commit, a difference: output"; cat "$T_TMP/out"; }
+# a golden's control characters do not make the line two
+sed 's/^"made_with": .*/"made_with": {"tcsim": "9.9\\nFAKE", "kernel": "current"},/' "$T_TMP/g3" >"$T_TMP/nl"
+expect_status "made_with with a newline" 0 $TCSIM check scenarios/ssh_http.lua --expect "$T_TMP/nl" --quiet
+[ "$(head -1 "$T_TMP/out")" = "check scenarios/ssh_http.lua: $T_TMP/nl was made by tcsim 9.9?FAKE, kernel current; this is tcsim $V, kernel current" ] && [ "$(wc -l <"$T_TMP/out")" -eq 2 ] && ok || { bad "made_with with a newline: output"; cat "$T_TMP/out"; }
+# the kernel mode: 3.13 and 6.13's sfq allot, each mode once
+printf 'local a = tcsim.sim{kernel = "3.13"}\na:dev("eth0")\nlocal b = tcsim.sim{sfq_allot = "bytes"}\nb:dev("eth0")\nlocal c = tcsim.sim{kernel = "3.13"}\nc:dev("eth0")\n' >"$T_TMP/k.lua"
+expect_status "kernel modes: written" 0 $TCSIM check "$T_TMP/k.lua" --write-golden "$T_TMP/k.json" --quiet
+grep -qx '"made_with": {"tcsim": "'"$V"'", "kernel": "3.13; current, sfq-allot bytes"},' "$T_TMP/k.json" && ok || bad "kernel modes: $(grep made_with "$T_TMP/k.json")"
+sed 's/"kernel": "3.13; current, sfq-allot bytes"}/"kernel": "current"}/' "$T_TMP/k.json" >"$T_TMP/k2.json"
+expect_status "another kernel mode: same results" 0 $TCSIM check "$T_TMP/k.lua" --expect "$T_TMP/k2.json" --quiet
+grep -qx "check $T_TMP/k.lua: $T_TMP/k2.json was made by tcsim $V, kernel current; this is tcsim $V, kernel 3.13; current, sfq-allot bytes" "$T_TMP/out" && ok || { bad "another kernel mode: output"; cat "$T_TMP/out"; }
 
 # 4. the API against hand-computed values
 expect_status "api_steps" 0 $TCSIM $L/api_steps.lua &&

@@ -201,13 +201,14 @@ pq_kstats() {
 	     }' "$1" | sort
 }
 
-# pq_scompare KERNEL TCSIM [PCT]: compares two pq_kstats lists (with PCT, the
-# drops within PCT % of the packets that reached each entry: see same()). An entry on one
+# pq_scompare KERNEL TCSIM [PCT [dup]]: compares two pq_kstats lists (with PCT, the
+# drops within PCT % of the packets that reached each entry: see same(); with
+# PCT and dup, netem's copies: see dup below). An entry on one
 # side only is a difference too. Prints a one-line summary of the kernel's
 # numbers (leaf classes and qdiscs that sent or dropped anything) and returns
 # 0 when they agree; else prints each difference and returns 1.
 pq_scompare() {
-	awk -v tol="$3" 'function f(v) { split(v, a, " "); return a[1] "p/" a[2] "B/" a[3] "d" }
+	awk -v tol="$3" -v dup="$4" 'function f(v) { split(v, a, " "); return a[1] "p/" a[2] "B/" a[3] "d" }
 	     # aqm=PCT: codel decides by time, and the guest clock is not the
 	     # model clock: a qdisc must see the same packets (sent + dropped),
 	     # its drops may differ by PCT % of them; a class (whose drops are
@@ -226,6 +227,18 @@ pq_scompare() {
 		for (i = 1; i <= n; i++) {
 			id = ids[i]
 			if (!(id in t)) bad = bad " " id ": kernel " f(k[id]) ", tcsim none;"
+			else if (dup != "") {
+				# dup=PCT: the copies of a netem come from prandom there and
+				# from --seed here. No drops; every entry the copies
+				# pass (the root, the class, the netem) is off by the
+				# same number of packets D, the others not at all, and
+				# |D| is within PCT % of the packets of each such entry
+				split(k[id], a, " "); split(t[id], b, " ")
+				dp = b[1] - a[1]
+				if (a[3] != b[3] || (dp != 0 && ((dseen && dp != D) || (dp < 0 ? -dp : dp) > a[1] * tol / 100)))
+					bad = bad " " id ": kernel " f(k[id]) ", tcsim " f(t[id]) (dp != 0 && dseen && dp != D ? " (copies " dp ", elsewhere " D ")" : "") ";"
+				if (dp != 0 && !dseen) { D = dp; dseen = 1 }
+			}
 			else if (!same(id, k[id], t[id])) bad = bad " " id ": kernel " f(k[id]) ", tcsim " f(t[id]) ";"
 		}
 		for (id in t) if (!(id in k)) bad = bad " " id ": kernel none, tcsim " f(t[id]) ";"
@@ -253,6 +266,7 @@ pq_tcounts() {
 	if pq_has_flag "$1" shaping; then pq_kstats "$2/tcsim.out"; else pq_tclasses "$2/tcsim.json"; fi
 }
 pq_ccompare() {
+	if [ -n "$(pq_flag_value "$1" dup)" ]; then pq_scompare "$2" "$3" "$(pq_flag_value "$1" dup)" dup; return; fi
 	if pq_has_flag "$1" shaping; then pq_scompare "$2" "$3" "$(pq_flag_value "$1" aqm)"; else pq_compare "$2" "$3"; fi
 }
 

@@ -78,8 +78,8 @@ check_record() {
 		pq_kcounts "$4" "$1" >"$W/rec.c"
 		pq_kcounts "$4" "$2" >"$W/new.c"
 		cmp -s "$W/rec.c" "$W/new.c" && return 0
-		# aqm cases: the kernel's own runs differ by its timing
-		[ -n "$(pq_flag_value "$4" aqm)" ] && pq_ccompare "$4" "$W/rec.c" "$W/new.c" >/dev/null && return 0
+		# aqm cases: the kernel's own runs differ by its timing (dup: by prandom)
+		[ -n "$(pq_flag_value "$4" aqm)$(pq_flag_value "$4" dup)" ] && pq_ccompare "$4" "$W/rec.c" "$W/new.c" >/dev/null && return 0
 		;;
 	*) cmp -s "$1" "$2" && return 0 ;;
 	esac

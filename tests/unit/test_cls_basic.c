@@ -12,66 +12,12 @@
 #include "qdisc.h"
 #include "tc.h"
 #include "test_src.h"
+#include "tc_unit.h"
 #include "unit.h"
 
 static const char prio_root[] =
     "tc qdisc add dev eth0 root handle 1: prio bands 3 priomap 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2\n";
 
-static void sim_new(struct sim *s)
-{
-	struct sim_config cfg;
-
-	sim_config_default(&cfg);
-	CU_ASSERT_EQUAL_FATAL(sim_init(s, &cfg), 0);
-}
-
-static char *run(struct sim *s, const char *script, int *ret, char *err, size_t errlen)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-	*ret = tc_run_script(s, script, "t.tc", NULL, out, err, errlen);
-	fclose(out);
-	return buf;
-}
-
-static void expect_output(struct sim *s, const char *script, const char *want)
-{
-	char err[1024] = "";
-	int r;
-	char *o = run(s, script, &r, err, sizeof(err));
-
-	if (r)
-		printf("\n  unexpected error: %s\n", err);
-	CU_ASSERT_EQUAL(r, 0);
-	if (strcmp(o, want))
-		printf("\n  got:\n%s  want:\n%s", o, want);
-	CU_ASSERT_STRING_EQUAL(o, want);
-	free(o);
-}
-
-/* One line fails with code and a one-line message holding m1 (and m2). */
-static void expect_refusal(struct sim *s, const char *line, int code, const char *m1,
-			   const char *m2)
-{
-	char err[1024] = "";
-	int r;
-	char *o = run(s, line, &r, err, sizeof(err));
-
-	free(o);
-	CU_ASSERT_EQUAL(r, code);
-	if (r != code)
-		printf("\n  %s: got %d (%s), want %d\n", line, r, err, code);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "t.tc:1: "));
-	if (!strstr(err, m1) || (m2 && !strstr(err, m2)))
-		printf("\n  %s: message '%s' lacks '%s' / '%s'\n", line, err, m1, m2 ? m2 : "");
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, m1));
-	if (m2)
-		CU_ASSERT_PTR_NOT_NULL(strstr(err, m2));
-	CU_ASSERT_PTR_NULL(strchr(err, '\n'));
-}
 
 struct frame {
 	uint8_t b[128];
@@ -123,9 +69,9 @@ static long classify_with(const char *filters, const struct frame *f)
 	char script[4096];
 	long r;
 
-	sim_new(&s);
+	tcu_sim_default(&s);
 	snprintf(script, sizeof(script), "%s%s", prio_root, filters);
-	expect_output(&s, script, "");
+	tcu_expect_output(&s, script, "");
 	r = classify(&s, f);
 	sim_free(&s);
 	return r;
@@ -260,66 +206,66 @@ static void test_refusals(void)
 {
 	struct sim s;
 
-	sim_new(&s);
-	expect_output(&s, prio_root, "");
-	expect_refusal(&s, ADD "'cmp(u9 at 9 eq 6)' classid 1:1", -EINVAL,
-		       "cmp: invalid alignment", "cmp(>>u9<< at 9 eq 6)");
-	expect_refusal(&s, ADD "'cmp(u8 at 9)' classid 1:1", -EINVAL,
-		       "cmp: offset and value required", NULL);
-	expect_refusal(&s, ADD "'cmp(u8 at x eq 6)' classid 1:1", -EINVAL,
-		       "cmp: invalid offset, must be numeric", NULL);
-	expect_refusal(&s, ADD "'cmp(u8 at 9 layer 3 eq 6)' classid 1:1", -EINVAL,
-		       "cmp: illegal layer, must be in 0..2", NULL);
-	expect_refusal(&s, ADD "'cmp(u8 at 9 layer eth eq 6)' classid 1:1", -EINVAL,
-		       "cmp: invalid layer", NULL);
-	expect_refusal(&s, ADD "'cmp(u8 at 9 foo eq 6)' classid 1:1", -EINVAL,
-		       "nbyte: unknown parameter", NULL);
-	expect_refusal(&s, ADD "'u32(u8 0x100 0xff at 9)' classid 1:1", -EINVAL,
-		       "Illegal key (>0xFF)", NULL);
-	expect_refusal(&s, ADD "'u32(u32 1 0xff at 9)' classid 1:1", -EINVAL,
-		       "u32: invalid offset alignment, must be aligned to 4.", NULL);
-	expect_refusal(&s, ADD "'u32(u8 1 0xff 9)' classid 1:1", -EINVAL, "u32: missing \"at\"",
-		       NULL);
-	expect_refusal(&s, ADD "'u32(u8 1 0xff at 9 10)' classid 1:1", -EINVAL,
-		       "u32: unexpected trailer", NULL);
-	expect_refusal(&s, ADD "'meta(foo eq 1)' classid 1:1", -EINVAL, "meta: unknown meta id",
-		       NULL);
-	expect_refusal(&s, ADD "'meta(pkt_len gt 100)' classid 1:1", -EOPNOTSUPP,
-		       "\"pkt_len\" is not modelled", NULL);
-	expect_refusal(&s, ADD "'meta(priority ne 1)' classid 1:1", -EINVAL,
-		       "meta: invalid operand", NULL);
-	expect_refusal(&s, ADD "'meta(priority eq 1 2)' classid 1:1", -EINVAL,
-		       "meta: unexpected trailer", NULL);
-	expect_refusal(&s, ADD "'nbyte(\"ab\" at 0)' classid 1:1", -EOPNOTSUPP,
-		       "ematch \"nbyte\" is not modelled", NULL);
-	expect_refusal(&s, ADD "'foo(1)' classid 1:1", -EINVAL, "Unknown ematch \"foo\"", NULL);
-	expect_refusal(&s, ADD "'cmp(u8 at 9 eq 6) and' classid 1:1", -EINVAL,
-		       "Parse error: syntax error, unexpected ATTRIBUTE \"1:1\"", NULL);
-	expect_refusal(&s, ADD "'(cmp(u8 at 9 eq 6)' classid 1:1", -EINVAL,
-		       "Parse error: syntax error, unexpected ATTRIBUTE \"classid\"", NULL);
-	expect_refusal(&s, ADD "'cmp()' classid 1:1", -EINVAL, "Parse error", NULL);
-	expect_refusal(&s, ADD "classid 1:1", -EINVAL,
-		       "Parse error: syntax error, unexpected ATTRIBUTE \"1:1\"", NULL);
+	tcu_sim_default(&s);
+	tcu_expect_output(&s, prio_root, "");
+	tcu_expect_refusal(&s, ADD "'cmp(u9 at 9 eq 6)' classid 1:1", -EINVAL,
+		       "cmp: invalid alignment", "cmp(>>u9<< at 9 eq 6)", NULL);
+	tcu_expect_refusal(&s, ADD "'cmp(u8 at 9)' classid 1:1", -EINVAL,
+		       "cmp: offset and value required", NULL, NULL);
+	tcu_expect_refusal(&s, ADD "'cmp(u8 at x eq 6)' classid 1:1", -EINVAL,
+		       "cmp: invalid offset, must be numeric", NULL, NULL);
+	tcu_expect_refusal(&s, ADD "'cmp(u8 at 9 layer 3 eq 6)' classid 1:1", -EINVAL,
+		       "cmp: illegal layer, must be in 0..2", NULL, NULL);
+	tcu_expect_refusal(&s, ADD "'cmp(u8 at 9 layer eth eq 6)' classid 1:1", -EINVAL,
+		       "cmp: invalid layer", NULL, NULL);
+	tcu_expect_refusal(&s, ADD "'cmp(u8 at 9 foo eq 6)' classid 1:1", -EINVAL,
+		       "nbyte: unknown parameter", NULL, NULL);
+	tcu_expect_refusal(&s, ADD "'u32(u8 0x100 0xff at 9)' classid 1:1", -EINVAL,
+		       "Illegal key (>0xFF)", NULL, NULL);
+	tcu_expect_refusal(&s, ADD "'u32(u32 1 0xff at 9)' classid 1:1", -EINVAL,
+		       "u32: invalid offset alignment, must be aligned to 4.", NULL, NULL);
+	tcu_expect_refusal(&s, ADD "'u32(u8 1 0xff 9)' classid 1:1", -EINVAL, "u32: missing \"at\"",
+		       NULL, NULL);
+	tcu_expect_refusal(&s, ADD "'u32(u8 1 0xff at 9 10)' classid 1:1", -EINVAL,
+		       "u32: unexpected trailer", NULL, NULL);
+	tcu_expect_refusal(&s, ADD "'meta(foo eq 1)' classid 1:1", -EINVAL, "meta: unknown meta id",
+		       NULL, NULL);
+	tcu_expect_refusal(&s, ADD "'meta(pkt_len gt 100)' classid 1:1", -EOPNOTSUPP,
+		       "\"pkt_len\" is not modelled", NULL, NULL);
+	tcu_expect_refusal(&s, ADD "'meta(priority ne 1)' classid 1:1", -EINVAL,
+		       "meta: invalid operand", NULL, NULL);
+	tcu_expect_refusal(&s, ADD "'meta(priority eq 1 2)' classid 1:1", -EINVAL,
+		       "meta: unexpected trailer", NULL, NULL);
+	tcu_expect_refusal(&s, ADD "'nbyte(\"ab\" at 0)' classid 1:1", -EOPNOTSUPP,
+		       "ematch \"nbyte\" is not modelled", NULL, NULL);
+	tcu_expect_refusal(&s, ADD "'foo(1)' classid 1:1", -EINVAL, "Unknown ematch \"foo\"", NULL, NULL);
+	tcu_expect_refusal(&s, ADD "'cmp(u8 at 9 eq 6) and' classid 1:1", -EINVAL,
+		       "Parse error: syntax error, unexpected ATTRIBUTE \"1:1\"", NULL, NULL);
+	tcu_expect_refusal(&s, ADD "'(cmp(u8 at 9 eq 6)' classid 1:1", -EINVAL,
+		       "Parse error: syntax error, unexpected ATTRIBUTE \"classid\"", NULL, NULL);
+	tcu_expect_refusal(&s, ADD "'cmp()' classid 1:1", -EINVAL, "Parse error", NULL, NULL);
+	tcu_expect_refusal(&s, ADD "classid 1:1", -EINVAL,
+		       "Parse error: syntax error, unexpected ATTRIBUTE \"1:1\"", NULL, NULL);
 	/* the look-ahead at the end of the line puts the last word back */
-	expect_refusal(&s, ADD "'cmp(u8 at 9 eq 6)'", -EINVAL,
-		       "What is \"cmp(u8 at 9 eq 6)\"?", NULL);
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: basic match", -EINVAL,
-		       "Command line is not complete", NULL);
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: basic classid 1:x", -EINVAL,
-		       "Illegal \"classid\"", NULL);
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: basic flowid 1:1 action drop",
-		       -EOPNOTSUPP, "\"action\" is not modelled", NULL);
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: basic police rate 1mbit", -EOPNOTSUPP,
-		       "\"police\" is not modelled", NULL);
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: basic foo", -EINVAL,
-		       "What is \"foo\"?", NULL);
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: basic", -EINVAL,
-		       "basic needs options", NULL);
-	expect_output(&s, "tc filter add dev eth0 parent 1: pref 2 handle 3 basic classid 1:1\n", "");
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 2 handle 3 basic classid 1:2",
-		       -EEXIST, "Filter already exists", NULL);
+	tcu_expect_refusal(&s, ADD "'cmp(u8 at 9 eq 6)'", -EINVAL,
+		       "What is \"cmp(u8 at 9 eq 6)\"?", NULL, NULL);
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: basic match", -EINVAL,
+		       "Command line is not complete", NULL, NULL);
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: basic classid 1:x", -EINVAL,
+		       "Illegal \"classid\"", NULL, NULL);
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: basic flowid 1:1 action drop",
+		       -EOPNOTSUPP, "\"action\" is not modelled", NULL, NULL);
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: basic police rate 1mbit", -EOPNOTSUPP,
+		       "\"police\" is not modelled", NULL, NULL);
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: basic foo", -EINVAL,
+		       "What is \"foo\"?", NULL, NULL);
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: basic", -EINVAL,
+		       "basic needs options", NULL, NULL);
+	tcu_expect_output(&s, "tc filter add dev eth0 parent 1: pref 2 handle 3 basic classid 1:1\n", "");
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 2 handle 3 basic classid 1:2",
+		       -EEXIST, "Filter already exists", NULL, NULL);
 	/* nothing of the refused lines stayed */
-	expect_output(&s, "tc filter show dev eth0",
+	tcu_expect_output(&s, "tc filter show dev eth0",
 		      "filter parent 1: protocol all pref 2 basic chain 0 \n"
 		      "filter parent 1: protocol all pref 2 basic chain 0 handle 0x3 flowid 1:1 \n");
 	sim_free(&s);
@@ -330,7 +276,7 @@ static void test_show_as_tc(void)
 	struct sim s;
 	char script[4096];
 
-	sim_new(&s);
+	tcu_sim_default(&s);
 	snprintf(script, sizeof(script),
 		 "%s"
 		 "tc filter add dev eth0 parent 1: pref 1 protocol ip basic match "
@@ -347,7 +293,7 @@ static void test_show_as_tc(void)
 		 "tc filter add dev eth0 parent 1: pref 4 handle 7 basic classid 1:1\n"
 		 "tc filter show dev eth0\n",
 		 prio_root);
-	expect_output(&s, script,
+	tcu_expect_output(&s, script,
 		      "filter parent 1: protocol ip pref 1 basic chain 0 \n"
 		      "filter parent 1: protocol ip pref 1 basic chain 0 handle 0x2 flowid 1:2 \n"
 		      "  cmp(u16 at 2 layer 2 mask 0xff00 trans gt 3)\n"
@@ -375,7 +321,7 @@ static void test_show_as_tc(void)
 		      "filter parent 1: protocol all pref 4 basic chain 0 \n"
 		      "filter parent 1: protocol all pref 4 basic chain 0 handle 0x7 flowid 1:1 \n");
 	/* delete one, the rest stays */
-	expect_output(&s,
+	tcu_expect_output(&s,
 		      "tc filter del dev eth0 parent 1: pref 1 handle 2 basic\n"
 		      "tc filter show dev eth0 pref 1\n",
 		      "filter parent 1: protocol ip basic chain 0 \n"
@@ -411,9 +357,9 @@ static void test_trace_why(void)
 	struct tcf_tracer tr = {.filter = on_filter, .arg = &r};
 	struct dev *d;
 
-	sim_new(&s);
+	tcu_sim_default(&s);
 	u.priority = 3;
-	expect_output(&s,
+	tcu_expect_output(&s,
 		      "tc qdisc add dev eth0 root handle 1: prio\n"
 		      "tc filter add dev eth0 parent 1: pref 1 basic match 'meta(priority eq 3)' "
 		      "classid 1:2\n"

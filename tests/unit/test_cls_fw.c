@@ -11,91 +11,11 @@
 
 #include "qdisc.h"
 #include "tc.h"
+#include "tc_unit.h"
 #include "unit.h"
 
 static const char prio_root[] =
     "tc qdisc add dev eth0 root handle 1: prio bands 3 priomap 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2\n";
-
-static void sim_new(struct sim *s, enum bpf_kernel k)
-{
-	struct sim_config cfg;
-
-	sim_config_default(&cfg);
-	cfg.kernel = k;
-	CU_ASSERT_EQUAL_FATAL(sim_init(s, &cfg), 0);
-}
-
-/* Runs a script; its show output (malloc'd), result and message. */
-static char *run(struct sim *s, const char *script, int *ret, char *err, size_t errlen)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-	*ret = tc_run_script(s, script, "t.tc", NULL, out, err, errlen);
-	fclose(out);
-	return buf;
-}
-
-static void expect_output(struct sim *s, const char *script, const char *want)
-{
-	char err[1024] = "";
-	int r;
-	char *o = run(s, script, &r, err, sizeof(err));
-
-	if (r)
-		printf("\n  unexpected error: %s\n", err);
-	CU_ASSERT_EQUAL(r, 0);
-	if (strcmp(o, want))
-		printf("\n  got:\n%s  want:\n%s", o, want);
-	CU_ASSERT_STRING_EQUAL(o, want);
-	free(o);
-}
-
-/* The script fails with code and a message containing each of msgs (up
- * to three, NULL-ended), and `tc filter show` is then still `before`. */
-static void expect_refusal(struct sim *s, const char *line, int code, const char *m1,
-			   const char *m2, const char *before)
-{
-	char err[1024] = "";
-	int r;
-	char *o = run(s, line, &r, err, sizeof(err));
-
-	free(o);
-	CU_ASSERT_EQUAL(r, code);
-	if (r != code)
-		printf("\n  %s: got %d (%s), want %d\n", line, r, err, code);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "t.tc:1: "));
-	if (!strstr(err, m1) || (m2 && !strstr(err, m2)))
-		printf("\n  %s: message '%s' lacks '%s' / '%s'\n", line, err, m1, m2 ? m2 : "");
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, m1));
-	if (m2)
-		CU_ASSERT_PTR_NOT_NULL(strstr(err, m2));
-	CU_ASSERT_PTR_NULL(strchr(err, '\n'));
-	if (before)
-		expect_output(s, "tc filter show dev eth0", before);
-}
-
-/* The root's classification of a packet with this mark and protocol:
- * the classid (res->classid), or -1 when nothing matched. */
-static long classify(struct sim *s, uint32_t mark, uint16_t proto, struct tcf_result *res)
-{
-	struct dev *d = sim_dev_find(s, "eth0");
-	struct bpf_skb skb;
-	static uint8_t frame[64];
-
-	memset(&skb, 0, sizeof(skb));
-	skb.data = frame;
-	skb.caplen = skb.len = sizeof(frame);
-	skb.net_off = 14;
-	skb.protocol = proto;
-	skb.mark = mark;
-	memset(res, 0, sizeof(*res));
-	if (tcf_classify(&d->root->chain, &skb, proto, res) < 0)
-		return -1;
-	return res->classid;
-}
 
 /* The kernel's dump: bucket by bucket (the mark's bytes folded), each
  * bucket newest first; the mask after the handle unless it is all ones; a
@@ -105,7 +25,7 @@ static void test_show_as_tc(void)
 	struct sim s;
 	char script[4096];
 
-	sim_new(&s, BPF_KERNEL_CURRENT);
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
 	snprintf(script, sizeof(script),
 		 "%s"
 		 "tc filter add dev eth0 parent 1: pref 3 handle 5 fw classid 1:1\n"
@@ -133,7 +53,7 @@ static void test_show_as_tc(void)
 		 "flowi 1:2\n"
 		 "tc filter show dev eth0\n",
 		 prio_root);
-	expect_output(
+	tcu_expect_output(
 	    &s, script,
 	    "filter parent 1: protocol all pref 3 fw chain 0 \n"
 	    "filter parent 1: protocol all pref 3 fw chain 0 handle 0x5 classid 1:1 \n"
@@ -180,62 +100,62 @@ static void test_refusals(void)
 	struct sim s;
 	char script[1024];
 
-	sim_new(&s, BPF_KERNEL_CURRENT);
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
 	snprintf(script, sizeof(script),
 		 "%s"
 		 "tc filter add dev eth0 parent 1: pref 4 handle 7/0xff fw classid 1:1\n"
 		 "tc filter add dev eth0 parent 1: pref 5 handle 5 fw classid 1:2\n",
 		 prio_root);
-	expect_output(&s, script, "");
+	tcu_expect_output(&s, script, "");
 	/* one mask per pref: given or not, it must be the first filter's */
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 4 handle 8 fw classid 1:1",
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 4 handle 8 fw classid 1:1",
 		       -EINVAL, "Invalid argument", "0xff", two_filters);
-	expect_refusal(&s,
+	tcu_expect_refusal(&s,
 		       "tc filter add dev eth0 parent 1: pref 4 handle 8/0xffffffff fw classid 1:1",
 		       -EINVAL, "Invalid argument", "mask", two_filters);
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 5 handle 6/0xff fw classid 1:1",
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 5 handle 6/0xff fw classid 1:1",
 		       -EINVAL, "Invalid argument", "mask", two_filters);
-	expect_refusal(&s,
+	tcu_expect_refusal(&s,
 		       "tc filter replace dev eth0 parent 1: pref 4 handle 7/0xf fw classid 1:3",
 		       -EINVAL, "Invalid argument", "mask", two_filters);
 	/* a handle without words, words without a handle */
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 6 handle 5 fw", -EINVAL,
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 6 handle 5 fw", -EINVAL,
 		       "Invalid argument", NULL, two_filters);
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 6 handle 5/0xff fw", -EINVAL,
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 6 handle 5/0xff fw", -EINVAL,
 		       "Invalid argument", NULL, two_filters);
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 7 fw classid 1:1", -EINVAL,
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 7 fw classid 1:1", -EINVAL,
 		       "Invalid argument", "needs a handle", two_filters);
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 8 handle 0 fw classid 1:1",
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 8 handle 0 fw classid 1:1",
 		       -EINVAL, "Invalid argument", "needs a handle", two_filters);
 	/* the kernel's handle checks */
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 5 handle 5 fw classid 1:3",
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 5 handle 5 fw classid 1:3",
 		       -EEXIST, "Filter already exists", NULL, two_filters);
-	expect_refusal(&s, "tc filter change dev eth0 parent 1: pref 5 handle 6 fw classid 1:3",
+	tcu_expect_refusal(&s, "tc filter change dev eth0 parent 1: pref 5 handle 6 fw classid 1:3",
 		       -ENOENT, "NLM_F_CREATE", NULL, two_filters);
-	expect_refusal(&s, "tc filter del dev eth0 parent 1: pref 5 handle 6 fw", -ENOENT,
+	tcu_expect_refusal(&s, "tc filter del dev eth0 parent 1: pref 5 handle 6 fw", -ENOENT,
 		       "Specified filter handle not found", NULL, two_filters);
 	/* tc's words */
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 11 handle x fw classid 1:1",
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 11 handle x fw classid 1:1",
 		       -EINVAL, "Illegal \"handle\"", NULL, two_filters);
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 11 handle 3/x fw classid 1:1",
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 11 handle 3/x fw classid 1:1",
 		       -EINVAL, "Illegal \"handle\" mask", NULL, two_filters);
-	expect_refusal(&s,
+	tcu_expect_refusal(&s,
 		       "tc filter add dev eth0 parent 1: pref 11 handle 0x100000000 fw classid 1:1",
 		       -EINVAL, "Illegal \"handle\"", NULL, two_filters);
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 11 handle 3 fw classid 1:1 bogus",
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 11 handle 3 fw classid 1:1 bogus",
 		       -EINVAL, "What is \"bogus\"?", "Usage: ... fw", two_filters);
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 11 handle 3 fw classid 1:1 indev",
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 11 handle 3 fw classid 1:1 indev",
 		       -EINVAL, "Illegal indev", NULL, two_filters);
-	expect_refusal(
+	tcu_expect_refusal(
 	    &s, "tc filter add dev eth0 parent 1: pref 11 handle 3 fw indev eth1 classid 1:1",
 	    -EOPNOTSUPP, "not modelled", "indev eth1", two_filters);
-	expect_refusal(&s,
+	tcu_expect_refusal(&s,
 		       "tc filter add dev eth0 parent 1: pref 11 handle 3 fw classid 1:1 police "
 		       "rate 1mbit burst 10k",
 		       -EOPNOTSUPP, "not modelled", "\"police\"", two_filters);
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 11 handle 3 fw action drop",
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 11 handle 3 fw action drop",
 		       -EOPNOTSUPP, "not modelled", "\"action\"", two_filters);
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 11 handle 3 fw classid", -EINVAL,
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 11 handle 3 fw classid", -EINVAL,
 		       "Command line is not complete", NULL, two_filters);
 	sim_free(&s);
 }
@@ -248,7 +168,7 @@ static void test_classify_masked(void)
 	struct tcf_result res;
 	char script[1024];
 
-	sim_new(&s, BPF_KERNEL_CURRENT);
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
 	snprintf(script, sizeof(script),
 		 "%s"
 		 "tc filter add dev eth0 parent 1: pref 1 handle 7/0xff fw classid 1:1\n"
@@ -257,41 +177,41 @@ static void test_classify_masked(void)
 		 "tc filter add dev eth0 parent 1: pref 2 handle 0x10005 fw classid 1:3\n"
 		 "tc filter add dev eth0 parent 1: pref 3 handle 3/0 fw classid 1:1\n",
 		 prio_root);
-	expect_output(&s, script, "");
-	CU_ASSERT_EQUAL(classify(&s, 7, 0x0800, &res), 0x10001);
+	tcu_expect_output(&s, script, "");
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 7, 0x0800, &res), 0x10001);
 	CU_ASSERT_EQUAL(res.pref, 1);
 	CU_ASSERT_EQUAL(res.handle, 7);
-	CU_ASSERT_EQUAL(classify(&s, 0x307, 0x0800, &res), 0x10001); /* & 0xff = 7 */
-	CU_ASSERT_EQUAL(classify(&s, 0xabcdef07, 0x0806, &res), 0x10001);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0x307, 0x0800, &res), 0x10001); /* & 0xff = 7 */
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0xabcdef07, 0x0806, &res), 0x10001);
 	/* 0x108 & 0xff = 8, never 0x108: that filter can never match */
-	CU_ASSERT_EQUAL(classify(&s, 0x108, 0x0800, &res), -1);
-	CU_ASSERT_EQUAL(classify(&s, 8, 0x0800, &res), -1);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0x108, 0x0800, &res), -1);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 8, 0x0800, &res), -1);
 	/* pref 2, mask all ones: exact */
-	CU_ASSERT_EQUAL(classify(&s, 5, 0x0800, &res), 0x10002);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 5, 0x0800, &res), 0x10002);
 	CU_ASSERT_EQUAL(res.pref, 2);
-	CU_ASSERT_EQUAL(classify(&s, 0x10005, 0x0800, &res), 0x10003);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0x10005, 0x0800, &res), 0x10003);
 	CU_ASSERT_EQUAL(res.handle, 0x10005);
-	CU_ASSERT_EQUAL(classify(&s, 0x105, 0x0800, &res), -1);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0x105, 0x0800, &res), -1);
 	/* mask 0: every mark looks up 0, and handle 3 is not 0 */
-	CU_ASSERT_EQUAL(classify(&s, 3, 0x0800, &res), -1);
-	CU_ASSERT_EQUAL(classify(&s, 0, 0x0800, &res), -1);
-	expect_output(&s, "tc filter replace dev eth0 parent 1: pref 2 handle 5 fw classid 1:3",
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 3, 0x0800, &res), -1);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0, 0x0800, &res), -1);
+	tcu_expect_output(&s, "tc filter replace dev eth0 parent 1: pref 2 handle 5 fw classid 1:3",
 		      "");
-	CU_ASSERT_EQUAL(classify(&s, 5, 0x0800, &res), 0x10003);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 5, 0x0800, &res), 0x10003);
 	/* a replace without a classid leaves none: no class, no line */
-	expect_output(&s,
+	tcu_expect_output(&s,
 		      "tc filter replace dev eth0 parent 1: pref 2 handle 5 fw classid 0\n"
 		      "tc filter show dev eth0 pref 2",
 		      "filter parent 1: protocol all fw chain 0 \n"
 		      "filter parent 1: protocol all fw chain 0 handle 0x10005 classid 1:3 \n"
 		      "filter parent 1: protocol all fw chain 0 \n");
-	CU_ASSERT_EQUAL(classify(&s, 5, 0x0800, &res), 0);
-	expect_output(&s,
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 5, 0x0800, &res), 0);
+	tcu_expect_output(&s,
 		      "tc filter del dev eth0 parent 1: pref 2 handle 5 fw\n"
 		      "tc filter del dev eth0 parent 1: pref 2 handle 0x10005/0xff fw\n"
 		      "tc filter show dev eth0 pref 2",
 		      "");
-	CU_ASSERT_EQUAL(classify(&s, 0x10005, 0x0800, &res), -1);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0x10005, 0x0800, &res), -1);
 	sim_free(&s);
 }
 
@@ -306,51 +226,51 @@ static void test_old_method(void)
 	char *o;
 	int r;
 
-	sim_new(&s, BPF_KERNEL_CURRENT);
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
 	snprintf(script, sizeof(script),
 		 "%s"
 		 "tc filter add dev eth0 parent 1: pref 1 fw\n"
 		 "tc filter add dev eth0 parent 1: pref 1 fw\n"
 		 "tc filter add dev eth0 parent 1: pref 2 matchall classid 1:3\n",
 		 prio_root);
-	expect_output(&s, script, "");
-	CU_ASSERT_EQUAL(classify(&s, 2, 0x0800, &res), 2); /* 0:2 */
+	tcu_expect_output(&s, script, "");
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 2, 0x0800, &res), 2); /* 0:2 */
 	CU_ASSERT_EQUAL(res.pref, 1);
-	CU_ASSERT_EQUAL(classify(&s, 0x10002, 0x0800, &res), 0x10002); /* 1:2 */
-	CU_ASSERT_EQUAL(classify(&s, 0xffff, 0x0800, &res), 0xffff);
-	CU_ASSERT_EQUAL(classify(&s, 0x20002, 0x0800, &res),
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0x10002, 0x0800, &res), 0x10002); /* 1:2 */
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0xffff, 0x0800, &res), 0xffff);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0x20002, 0x0800, &res),
 			0x10003); /* another major: on to pref 2 */
 	CU_ASSERT_EQUAL(res.pref, 2);
-	CU_ASSERT_EQUAL(classify(&s, 0, 0x0800, &res), 0x10003); /* no mark */
-	o = run(&s, "tc filter show dev eth0", &r, err, sizeof(err));
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0, 0x0800, &res), 0x10003); /* no mark */
+	o = tcu_run(&s, "tc filter show dev eth0", NULL, &r, err, sizeof(err));
 	CU_ASSERT_EQUAL(r, -EMSGSIZE);
 	CU_ASSERT_STRING_EQUAL(o, "filter parent 1: protocol all pref 1 fw chain 0 \n");
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "t.tc:1: Error: Buffer too small for object."));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "Dump terminated"));
 	free(o);
 	/* another pref only: the walk never reaches pref 1 */
-	expect_output(&s, "tc filter show dev eth0 pref 2",
+	tcu_expect_output(&s, "tc filter show dev eth0 pref 2",
 		      "filter parent 1: protocol all matchall chain 0 \n"
 		      "filter parent 1: protocol all matchall chain 0 handle 0x1 flowid 1:3 \n"
 		      "  not_in_hw\n");
-	expect_refusal(&s, "tc filter del dev eth0 parent 1: pref 1 handle 1 fw", -ENOENT,
+	tcu_expect_refusal(&s, "tc filter del dev eth0 parent 1: pref 1 handle 1 fw", -ENOENT,
 		       "Specified filter handle not found", NULL, NULL);
-	expect_output(&s, "tc filter add dev eth0 parent 1: pref 1 handle 2 fw classid 1:1", "");
-	CU_ASSERT_EQUAL(classify(&s, 2, 0x0800, &res), 0x10001);
-	CU_ASSERT_EQUAL(classify(&s, 0x10002, 0x0800, &res), 0x10003); /* not the old method now */
-	expect_output(&s, "tc filter show dev eth0 pref 1",
+	tcu_expect_output(&s, "tc filter add dev eth0 parent 1: pref 1 handle 2 fw classid 1:1", "");
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 2, 0x0800, &res), 0x10001);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0x10002, 0x0800, &res), 0x10003); /* not the old method now */
+	tcu_expect_output(&s, "tc filter show dev eth0 pref 1",
 		      "filter parent 1: protocol all fw chain 0 \n"
 		      "filter parent 1: protocol all fw chain 0 handle 0x2 classid 1:1 \n");
 	sim_free(&s);
 
 	/* the qdisc's own major is the one the filter was added under: 8: */
-	sim_new(&s, BPF_KERNEL_CURRENT);
-	expect_output(&s,
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
+	tcu_expect_output(&s,
 		      "tc qdisc add dev eth0 root handle 8: prio\n"
 		      "tc filter add dev eth0 parent 8: pref 1 fw\n",
 		      "");
-	CU_ASSERT_EQUAL(classify(&s, 0x80003, 0x0800, &res), 0x80003);
-	CU_ASSERT_EQUAL(classify(&s, 0x10003, 0x0800, &res), -1);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0x80003, 0x0800, &res), 0x80003);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0x10003, 0x0800, &res), -1);
 	sim_free(&s);
 }
 

@@ -10,91 +10,11 @@
 
 #include "qdisc.h"
 #include "tc.h"
+#include "tc_unit.h"
 #include "unit.h"
 
 static const char prio_root[] =
     "tc qdisc add dev eth0 root handle 1: prio bands 3 priomap 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2\n";
-
-static void sim_new(struct sim *s, enum bpf_kernel k)
-{
-	struct sim_config cfg;
-
-	sim_config_default(&cfg);
-	cfg.kernel = k;
-	CU_ASSERT_EQUAL_FATAL(sim_init(s, &cfg), 0);
-}
-
-/* Runs a script; its show output (malloc'd), result and message. */
-static char *run(struct sim *s, const char *script, int *ret, char *err, size_t errlen)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-	*ret = tc_run_script(s, script, "t.tc", NULL, out, err, errlen);
-	fclose(out);
-	return buf;
-}
-
-static void expect_output(struct sim *s, const char *script, const char *want)
-{
-	char err[1024] = "";
-	int r;
-	char *o = run(s, script, &r, err, sizeof(err));
-
-	if (r)
-		printf("\n  unexpected error: %s\n", err);
-	CU_ASSERT_EQUAL(r, 0);
-	if (strcmp(o, want))
-		printf("\n  got:\n%s  want:\n%s", o, want);
-	CU_ASSERT_STRING_EQUAL(o, want);
-	free(o);
-}
-
-/* The script fails with code and a message containing each of msgs (up
- * to three, NULL-ended), and `tc filter show` is then still `before`. */
-static void expect_refusal(struct sim *s, const char *line, int code, const char *m1,
-			   const char *m2, const char *before)
-{
-	char err[1024] = "";
-	int r;
-	char *o = run(s, line, &r, err, sizeof(err));
-
-	free(o);
-	CU_ASSERT_EQUAL(r, code);
-	if (r != code)
-		printf("\n  %s: got %d (%s), want %d\n", line, r, err, code);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "t.tc:1: "));
-	if (!strstr(err, m1) || (m2 && !strstr(err, m2)))
-		printf("\n  %s: message '%s' lacks '%s' / '%s'\n", line, err, m1, m2 ? m2 : "");
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, m1));
-	if (m2)
-		CU_ASSERT_PTR_NOT_NULL(strstr(err, m2));
-	CU_ASSERT_PTR_NULL(strchr(err, '\n'));
-	if (before)
-		expect_output(s, "tc filter show dev eth0", before);
-}
-
-/* The root's classification of a packet with this mark and protocol:
- * the classid (res->classid), or -1 when nothing matched. */
-static long classify(struct sim *s, uint32_t mark, uint16_t proto, struct tcf_result *res)
-{
-	struct dev *d = sim_dev_find(s, "eth0");
-	struct bpf_skb skb;
-	static uint8_t frame[64];
-
-	memset(&skb, 0, sizeof(skb));
-	skb.data = frame;
-	skb.caplen = skb.len = sizeof(frame);
-	skb.net_off = 14;
-	skb.protocol = proto;
-	skb.mark = mark;
-	memset(res, 0, sizeof(*res));
-	if (tcf_classify(&d->root->chain, &skb, proto, res) < 0)
-		return -1;
-	return res->classid;
-}
 
 static const char one_filter[] =
     "filter parent 1: protocol all pref 49152 matchall chain 0 \n"
@@ -109,7 +29,7 @@ static void test_show_as_tc(void)
 	struct sim s;
 	char script[2048];
 
-	sim_new(&s, BPF_KERNEL_CURRENT);
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
 	snprintf(script, sizeof(script),
 		 "%s"
 		 "tc filter add dev eth0 parent 1: matchall classid 1:1\n"
@@ -121,7 +41,7 @@ static void test_show_as_tc(void)
 		 "classid 1:1\n"
 		 "tc filter show dev eth0\n",
 		 prio_root);
-	expect_output(
+	tcu_expect_output(
 	    &s, script,
 	    "filter parent 1: protocol all pref 13 matchall chain 0 \n"
 	    "filter parent 1: protocol all pref 13 matchall chain 0 handle 0x7 flowid 1:3 \n"
@@ -151,60 +71,60 @@ static void test_refusals(void)
 	struct sim s;
 	char script[512];
 
-	sim_new(&s, BPF_KERNEL_CURRENT);
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
 	snprintf(script, sizeof(script),
 		 "%stc filter add dev eth0 parent 1: matchall classid 1:1\n", prio_root);
-	expect_output(&s, script, "");
+	tcu_expect_output(&s, script, "");
 	/* one filter per tcf_proto: a second add, replace or change fails */
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 49152 matchall classid 1:2",
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 49152 matchall classid 1:2",
 		       -EEXIST, "RTNETLINK answers: File exists", "pref 49152", one_filter);
-	expect_refusal(&s,
+	tcu_expect_refusal(&s,
 		       "tc filter add dev eth0 parent 1: pref 49152 handle 1 matchall classid 1:2",
 		       -EEXIST, "Filter already exists", NULL, one_filter);
-	expect_refusal(
+	tcu_expect_refusal(
 	    &s, "tc filter replace dev eth0 parent 1: pref 49152 handle 1 matchall classid 1:2",
 	    -EEXIST, "RTNETLINK answers: File exists", NULL, one_filter);
-	expect_refusal(
+	tcu_expect_refusal(
 	    &s, "tc filter change dev eth0 parent 1: pref 49152 handle 1 matchall classid 1:2",
 	    -EEXIST, "RTNETLINK answers: File exists", NULL, one_filter);
-	expect_refusal(
+	tcu_expect_refusal(
 	    &s, "tc filter change dev eth0 parent 1: pref 49152 handle 2 matchall classid 1:2",
 	    -ENOENT, "NLM_F_CREATE", NULL, one_filter);
 	/* skip_sw: no device of tcsim's offloads, as veth does not */
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 10 matchall skip_sw classid 1:1",
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 10 matchall skip_sw classid 1:1",
 		       -EOPNOTSUPP, "Operation not supported", "skip_sw", one_filter);
 	/* tc's NEXT_ARG after skip_hw/skip_sw */
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 11 matchall classid 1:1 skip_sw",
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 11 matchall classid 1:1 skip_sw",
 		       -EINVAL, "Command line is not complete", NULL, one_filter);
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 12 matchall classid 1:1 skip_hw",
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 12 matchall classid 1:1 skip_hw",
 		       -EINVAL, "Command line is not complete", NULL, one_filter);
-	expect_refusal(
+	tcu_expect_refusal(
 	    &s, "tc filter add dev eth0 parent 1: pref 12 matchall skip_hw skip_sw classid 1:1",
 	    -EINVAL, "skip_hw and skip_sw are mutually exclusive", NULL, one_filter);
 	/* no words: tc sends no options, the kernel wants them */
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 14 handle 0x10 matchall", -EINVAL,
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 14 handle 0x10 matchall", -EINVAL,
 		       "Invalid argument", NULL, one_filter);
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 17 matchall flowi 1:2", -EINVAL,
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 17 matchall flowi 1:2", -EINVAL,
 		       "What is \"flowi\"?", "Usage: ... matchall", one_filter);
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 17 matchall classid", -EINVAL,
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 17 matchall classid", -EINVAL,
 		       "Command line is not complete", NULL, one_filter);
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 17 matchall classid 1:x", -EINVAL,
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 17 matchall classid 1:x", -EINVAL,
 		       "Illegal \"classid\"", NULL, one_filter);
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 17 matchall action drop",
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 17 matchall action drop",
 		       -EOPNOTSUPP, "not modelled", "\"action\"", one_filter);
-	expect_refusal(&s,
+	tcu_expect_refusal(&s,
 		       "tc filter add dev eth0 parent 1: pref 17 handle 0x8000000000000000 "
 		       "matchall classid 1:1",
 		       -EINVAL, "Illegal handle", "must be numeric", one_filter);
-	expect_refusal(&s, "tc filter del dev eth0 parent 1: pref 49152 handle 2 matchall", -ENOENT,
+	tcu_expect_refusal(&s, "tc filter del dev eth0 parent 1: pref 49152 handle 2 matchall", -ENOENT,
 		       "Specified filter handle not found", NULL, one_filter);
 	sim_free(&s);
 
 	/* matchall came with Linux 4.8 */
-	sim_new(&s, BPF_KERNEL_3_13);
+	tcu_sim_new(&s, BPF_KERNEL_3_13);
 	snprintf(script, sizeof(script), "%s", prio_root);
-	expect_output(&s, script, "");
-	expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 1 matchall classid 1:1", -ENOENT,
+	tcu_expect_output(&s, script, "");
+	tcu_expect_refusal(&s, "tc filter add dev eth0 parent 1: pref 1 matchall classid 1:1", -ENOENT,
 		       "4.8", NULL, "");
 	sim_free(&s);
 }
@@ -216,23 +136,23 @@ static void test_classify(void)
 	struct tcf_result res;
 	char script[1024];
 
-	sim_new(&s, BPF_KERNEL_CURRENT);
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
 	snprintf(
 	    script, sizeof(script),
 	    "%s"
 	    "tc filter add dev eth0 parent 1: pref 20 matchall classid 1:3\n"
 	    "tc filter add dev eth0 parent 1: pref 10 handle 9 protocol ip matchall classid 1:1\n",
 	    prio_root);
-	expect_output(&s, script, "");
-	CU_ASSERT_EQUAL(classify(&s, 0, 0x0800, &res), 0x10001);
+	tcu_expect_output(&s, script, "");
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0, 0x0800, &res), 0x10001);
 	CU_ASSERT_EQUAL(res.pref, 10);
 	CU_ASSERT_EQUAL(res.handle, 9);
-	CU_ASSERT_EQUAL(classify(&s, 0xffffffff, 0x0800, &res), 0x10001);
-	CU_ASSERT_EQUAL(classify(&s, 0, 0x0806, &res), 0x10003); /* ARP: pref 10 is ip only */
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0xffffffff, 0x0800, &res), 0x10001);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0, 0x0806, &res), 0x10003); /* ARP: pref 10 is ip only */
 	CU_ASSERT_EQUAL(res.pref, 20);
 	CU_ASSERT_EQUAL(res.handle, 1);
 	/* tc -s: the rule hits */
-	expect_output(
+	tcu_expect_output(
 	    &s, "tc -s filter show dev eth0",
 	    "filter parent 1: protocol ip pref 10 matchall chain 0 \n"
 	    "filter parent 1: protocol ip pref 10 matchall chain 0 handle 0x9 flowid 1:1 \n"
@@ -241,17 +161,17 @@ static void test_classify(void)
 	    "filter parent 1: protocol all pref 20 matchall chain 0 handle 0x1 flowid 1:3 \n"
 	    "  not_in_hw (rule hit 1)\n");
 	/* deleting its handle removes the tcf_proto */
-	expect_output(&s,
+	tcu_expect_output(&s,
 		      "tc filter del dev eth0 parent 1: pref 10 handle 9 matchall\n"
 		      "tc filter show dev eth0 pref 10",
 		      "");
-	CU_ASSERT_EQUAL(classify(&s, 0, 0x0800, &res), 0x10003);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0, 0x0800, &res), 0x10003);
 	/* and the pref is free again */
-	expect_output(&s,
+	tcu_expect_output(&s,
 		      "tc filter add dev eth0 parent 1: pref 10 matchall classid 1:2\n"
 		      "tc filter del dev eth0 parent 1: pref 20\n",
 		      "");
-	CU_ASSERT_EQUAL(classify(&s, 0, 0x0806, &res), 0x10002);
+	CU_ASSERT_EQUAL(tcu_classify_mark(&s, 0, 0x0806, &res), 0x10002);
 	sim_free(&s);
 }
 

@@ -14,39 +14,17 @@
 #include "qdisc.h"
 #include "sim.h"
 #include "tc.h"
+#include "tc_unit.h"
 #include "unit.h"
 
 /* ---- helpers ---- */
 
-static void sim_new(struct sim *s)
-{
-	struct sim_config cfg;
-
-	sim_config_default(&cfg);
-	CU_ASSERT_EQUAL_FATAL(sim_init(s, &cfg), 0);
-}
-
-/* Runs a script named "t.tc"; its output (malloc'd), result and message. */
-static char *run(struct sim *s, const char *script, int *ret, char *err, size_t errlen)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-	int r;
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-	err[0] = 0;
-	r = tc_run_script(s, script, "t.tc", ".", out, err, errlen);
-	fclose(out);
-	*ret = r;
-	return buf;
-}
 
 static char *ok(struct sim *s, const char *script)
 {
 	char err[1024];
 	int r;
-	char *o = run(s, script, &r, err, sizeof(err));
+	char *o = tcu_run(s, script, ".", &r, err, sizeof(err));
 
 	if (r)
 		printf("\n  unexpected error: %s\n", err);
@@ -62,8 +40,8 @@ static void fails(const char *script, const char *want)
 	int r;
 	char *o;
 
-	sim_new(&s);
-	o = run(&s, script, &r, err, sizeof(err));
+	tcu_sim_default(&s);
+	o = tcu_run(&s, script, ".", &r, err, sizeof(err));
 	CU_ASSERT(r < 0);
 	if (!strstr(err, want))
 		printf("\n  %s\n  got: %s\n  expected a message with: %s\n", script, err, want);
@@ -231,7 +209,7 @@ static void test_keys_packed_as_tc(void)
 		char script[512], *o, *keys;
 		char want[256];
 
-		sim_new(&s);
+		tcu_sim_default(&s);
 		snprintf(script, sizeof(script),
 			 "%stc filter add dev eth0 parent 1: protocol ip pref 1 u32 %s flowid 1:1\n"
 			 "tc filter show dev eth0\n",
@@ -287,7 +265,7 @@ static void test_show_tables_links_order(void)
 	char buf[4096];
 	char *o;
 
-	sim_new(&s);
+	tcu_sim_default(&s);
 	snprintf(buf, sizeof(buf), "%s%s", root, script);
 	o = ok(&s, buf);
 	if (strcmp(o, want))
@@ -312,7 +290,7 @@ static void test_mark(void)
 	uint8_t f[80];
 	char *o;
 
-	sim_new(&s);
+	tcu_sim_default(&s);
 	o = ok(&s, "tc qdisc add dev eth0 root handle 1: htb\n"
 		   "tc filter add dev eth0 parent 1: protocol ip pref 1 u32 match mark 0x10 0xff flowid 1:3\n"
 		   "tc filter show dev eth0\n");
@@ -332,7 +310,7 @@ static void test_lartc_ports_and_flags(void)
 	uint8_t f[80];
 	char buf[2048];
 
-	sim_new(&s);
+	tcu_sim_default(&s);
 	snprintf(buf, sizeof(buf),
 		 "%s"
 		 "tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dport 22 0xffff flowid 1:1\n"
@@ -359,7 +337,7 @@ static void test_ipv4_options(void)
 	uint8_t f[96];
 	char buf[2048];
 
-	sim_new(&s);
+	tcu_sim_default(&s);
 	snprintf(buf, sizeof(buf),
 		 "%s"
 		 "tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip dport 22 0xffff flowid 1:1\n"
@@ -391,7 +369,7 @@ static void test_hash_tables(void)
 	uint8_t f[80];
 	char buf[4096];
 
-	sim_new(&s);
+	tcu_sim_default(&s);
 	snprintf(buf, sizeof(buf),
 		 "%s"
 		 "tc filter add dev eth0 parent 1: protocol ip prio 5 handle 2: u32 divisor 256\n"
@@ -422,7 +400,7 @@ static void test_order(void)
 	uint8_t f[80];
 	char buf[2048];
 
-	sim_new(&s);
+	tcu_sim_default(&s);
 	snprintf(buf, sizeof(buf),
 		 "%s"
 		 "tc filter add dev eth0 parent 1: protocol ip prio 6 u32 order 20 match ip protocol 17 0xff flowid 1:1\n"
@@ -447,7 +425,7 @@ static void test_reads_beyond_the_packet(void)
 	uint8_t f[80];
 	char buf[2048];
 
-	sim_new(&s);
+	tcu_sim_default(&s);
 	snprintf(buf, sizeof(buf),
 		 "%s"
 		 "tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match u32 0 0 at 48 flowid 1:1\n"
@@ -464,7 +442,7 @@ static void test_reads_beyond_the_packet(void)
 	CU_ASSERT_EQUAL(classify(&s, f, 64, 66, 0), 0x10003);
 	sim_free(&s);
 
-	sim_new(&s);
+	tcu_sim_default(&s);
 	snprintf(buf, sizeof(buf),
 		 "%s"
 		 "tc filter add dev eth0 parent 1: protocol ip prio 1 handle 1: u32 divisor 1\n"
@@ -544,7 +522,7 @@ static void test_traced_walk(void)
 	char buf[2048];
 	struct dev *d;
 
-	sim_new(&s);
+	tcu_sim_default(&s);
 	snprintf(buf, sizeof(buf),
 		 "%s"
 		 "tc filter add dev eth0 parent 1: protocol ip prio 1 u32 match ip protocol 6 0xff match ip dport 22 0xffff flowid 1:1\n"

@@ -301,6 +301,109 @@ static void test_show_as_tc(void)
 	sim_free(&s);
 }
 
+/* ce_threshold_selector VALUE/MASK (5.16+): ce_threshold marks only the
+ * packets whose DS field & MASK == VALUE. A train of 100 packets of 1000
+ * bytes every 0.5 ms into 8 Mbit/s: the 3rd packet, dequeued at 2 ms,
+ * waited 977 ticks, over ce_threshold 1ms (976 ticks), and so did every
+ * later one up to the 100th, sent at 99 ms (98 marks), before codel's own
+ * law (first action at 111 ms) does anything: every mark is
+ * ce_threshold's. ECT(1) (tos 0x01) matches 0x1/0x3; ECT(0) (0x02) does
+ * not, and is marked without a selector; EF + ECT(1) (0xb9) matches DSCP
+ * 46 (0xb8/0xfc), ECT(1) alone does not. */
+static int ce_marks(uint8_t tos, const char *selector, int *ce_mark_shown)
+{
+	struct script sc = {.period = 500 * US, .n = 100, .len = 1000, .tos = tos};
+	struct script_record *rec = calloc(1, sizeof(*rec));
+	struct sim s;
+	char tc[256], *o, *m;
+	int marks = 0;
+
+	snprintf(tc, sizeof(tc), "tc qdisc add dev em1 root fq_codel ce_threshold 1ms%s%s\n",
+		 selector ? " ce_threshold_selector " : "", selector ? selector : "");
+	setup(&s, 8000000, tc, rec, &sc);
+	run_and_check(&s);
+	CU_ASSERT_EQUAL(rec->n, 100);
+	for (int i = 0; i < rec->n; i++) {
+		CU_ASSERT(rec->csum_ok[i]);
+		CU_ASSERT_EQUAL(rec->drop[i], DROP_NONE);
+		marks += (rec->tos[i] & 3) == 3;
+	}
+	o = script_show(&s, 0);
+	m = strstr(o, " ce_mark ");
+	*ce_mark_shown = m ? atoi(m + 9) : 0;
+	CU_ASSERT_PTR_NOT_NULL(strstr(o, "ecn_mark 0"));
+	free(o);
+	sim_free(&s);
+	free(rec);
+	return marks;
+}
+
+static void test_fq_codel_ce_selector(void)
+{
+	static const struct {
+		uint8_t tos;
+		const char *sel;
+		int marks;
+	} cases[] = {
+	    {0x01, "0x1/0x3", 98},   {0x02, "0x1/0x3", 0},    {0x02, NULL, 98},
+	    {0xb9, "0xb8/0xfc", 98}, {0x01, "0xb8/0xfc", 0}, {0x00, NULL, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int shown, n = ce_marks(cases[i].tos, cases[i].sel, &shown);
+
+		if (n != cases[i].marks || shown != n)
+			printf("\n  tos 0x%02x selector %s: %d marked (ce_mark %d), expected %d\n",
+			       cases[i].tos, cases[i].sel ? cases[i].sel : "none", n, shown,
+			       cases[i].marks);
+		CU_ASSERT_EQUAL(n, cases[i].marks);
+		CU_ASSERT_EQUAL(shown, n);
+	}
+}
+
+/* tc 6.1 prints the selector after ce_threshold as %#x/%#x (0 as "0"),
+ * and only with ce_threshold (the kernel dumps it with that alone); a
+ * value of 0xff is tc's "not given": nothing is sent; change keeps it. */
+static void test_ce_selector_show(void)
+{
+	static const char tc[] =
+	    "tc qdisc add dev em1 root fq_codel ce_threshold 1ms ce_threshold_selector 0x1/0x3\n"
+	    "tc qdisc add dev em2 root fq_codel ce_threshold_selector 0/252 ce_threshold 2ms\n"
+	    "tc qdisc add dev em3 root fq_codel ce_threshold_selector 0x1/0x3\n"
+	    "tc qdisc add dev em4 root fq_codel ce_threshold 1ms ce_threshold_selector 0xff/0xff\n"
+	    "tc qdisc change dev em1 root fq_codel ce_threshold 3ms\n";
+	static const char *const want[] = {
+	    "qdisc fq_codel 8001: root refcnt 2 limit 10240p flows 1024 quantum 1514 target 5ms "
+	    "ce_threshold 3ms ce_threshold_selector 0x1/0x3 interval 100ms memory_limit 32Mb ecn "
+	    "drop_batch 64 \n",
+	    "qdisc fq_codel 8002: root refcnt 2 limit 10240p flows 1024 quantum 1514 target 5ms "
+	    "ce_threshold 2ms ce_threshold_selector 0/0xfc interval 100ms memory_limit 32Mb ecn "
+	    "drop_batch 64 \n",
+	    "qdisc fq_codel 8003: root refcnt 2 limit 10240p flows 1024 quantum 1514 target 5ms "
+	    "interval 100ms memory_limit 32Mb ecn drop_batch 64 \n",
+	    "qdisc fq_codel 8004: root refcnt 2 limit 10240p flows 1024 quantum 1514 target 5ms "
+	    "ce_threshold 999us interval 100ms memory_limit 32Mb ecn drop_batch 64 \n",
+	};
+	struct sim s;
+	char err[512];
+
+	sim_new(&s, BPF_KERNEL_CURRENT);
+	CU_ASSERT_EQUAL_FATAL(tc_run_script(&s, tc, "t.tc", NULL, NULL, err, sizeof(err)), 0);
+	for (int i = 0; i < 4; i++) {
+		char *buf = NULL;
+		size_t n = 0;
+		FILE *f = open_memstream(&buf, &n);
+
+		tc_show_qdisc(s.devs[i], f, 0);
+		fclose(f);
+		if (strcmp(buf, want[i]))
+			printf("\n  got  %s  want %s", buf, want[i]);
+		CU_ASSERT_STRING_EQUAL(buf, want[i]);
+		free(buf);
+	}
+	sim_free(&s);
+}
+
 static void expect_error(const char *line, const char *want)
 {
 	struct sim s;
@@ -323,8 +426,16 @@ static void test_errors(void)
 	expect_error("tc qdisc add dev em1 root fq_codel flows 70000",
 		     "RTNETLINK answers: Invalid argument");
 	expect_error("tc qdisc add dev em1 root fq_codel quantum 2000000", "Error: Invalid quantum.");
-	expect_error("tc qdisc add dev em1 root fq_codel ce_threshold_selector 0x1/0x3",
-		     "not modelled by tcsim");
+	expect_error("tc qdisc add dev em1 root fq_codel ce_threshold_selector 0x1",
+		     "t.tc:1: Missing mask for \"ce_threshold_selector\"");
+	expect_error("tc qdisc add dev em1 root fq_codel ce_threshold_selector 1/0x100",
+		     "t.tc:1: Illegal mask for \"ce_threshold_selector\"");
+	expect_error("tc qdisc add dev em1 root fq_codel ce_threshold_selector x1/3",
+		     "t.tc:1: Illegal \"ce_threshold_selector\"");
+	expect_error("tc qdisc add dev em1 root fq_codel ce_threshold_selector -1/3",
+		     "t.tc:1: Illegal \"ce_threshold_selector\"");
+	expect_error("tc qdisc add dev em1 root fq_codel ce_threshold_selector",
+		     "\"ce_threshold_selector\" needs a value");
 	expect_error("tc qdisc add dev em1 root fq_codel interval 1parsec", "Illegal \"interval\"");
 	expect_error("tc qdisc add dev em1 root fq_codel\n"
 		     "tc qdisc change dev em1 root fq_codel flows 16",
@@ -345,6 +456,8 @@ int main(void)
 	CU_add_test(s, "fq_codel: over the limit, the fattest flow", test_fq_codel_fattest_flow_drops);
 	CU_add_test(s, "fq_codel: its flows as classes", test_fq_codel_class_show);
 	CU_add_test(s, "tc qdisc show as tc 6.1", test_show_as_tc);
+	CU_add_test(s, "fq_codel: ce_threshold_selector marks by DS field", test_fq_codel_ce_selector);
+	CU_add_test(s, "fq_codel: ce_threshold_selector as tc 6.1 shows it", test_ce_selector_show);
 	CU_add_test(s, "tc's errors", test_errors);
 	return unit_run();
 }

@@ -1,17 +1,18 @@
-/* test_nl_import_aqm.c - `tcsim import` of codel, fq_codel, pfifo_head_drop
- * and noqueue qdiscs and of matchall and fw filters (kernel/nl_aqm.c,
+/* test_nl_import_aqm.c - `tcsim import` of codel, fq_codel, netem,
+ * pfifo_head_drop and noqueue qdiscs and of matchall and fw filters (kernel/nl_aqm.c,
  * nl_mall_fw.c, nl_scen_aqm_cls.c), fed with netlink messages built here
  * as the kernel's dump functions build them (codel_dump, fq_codel_dump,
- * fifo_dump, mall_dump, fw_dump): the exact tc lines written, what is
+ * netem_dump, fifo_dump, mall_dump, fw_dump): the exact tc lines written, what is
  * listed, and the round trip: the lines, run through tcsim's own tc, give
  * the `tc qdisc show` / `tc filter show` text the kernel's dump would (the
  * dumped values printed by iproute2's rules, tcsim's tc_sprint_time), and
  * the same as the commands that made the configuration. This machine's
- * kernel (6.18) lacks codel, fq_codel, matchall and fw, so these messages
+ * kernel (6.18) lacks codel, fq_codel, netem, matchall and fw, so these messages
  * are the only check of them; pfifo_head_drop and noqueue are also
  * imported from the kernel by tests/kernel/import_e2e.sh. */
 #include <CUnit/Basic.h>
 #include <arpa/inet.h>
+#include <math.h>
 #include <linux/rtnetlink.h>
 #include <netlink/attr.h>
 #include <netlink/msg.h>
@@ -373,6 +374,9 @@ static void fqc_show(char *buf, size_t n, const char *where, const struct fqc_va
 
 	if (v->ce != ~0u)
 		snprintf(ce, sizeof(ce), "ce_threshold %s ", tc_sprint_time(v->ce, c));
+	if (v->ce != ~0u && (v->selector || v->mask)) /* print_hhu "%#x" */
+		snprintf(ce + strlen(ce), sizeof(ce) - strlen(ce), "ce_threshold_selector %#x/%#x ",
+			 v->selector, v->mask);
 	snprintf(buf, n,
 		 "qdisc fq_codel %s limit %up flows %u quantum %u target %s %sinterval %s "
 		 "memory_limit %s %sdrop_batch %u \n",
@@ -393,7 +397,7 @@ static const char aqm_expected_tc[] =
     "  qdisc add dev eth0 parent 1:4 handle 40: pfifo_head_drop limit 9\n"
     "  qdisc add dev eth0 parent 1:5 handle 50: fq_codel limit 300 flows 16 quantum 300 "
     "target 20ms interval 200ms memory_limit 1000000 drop_batch 8 ce_threshold 2500us "
-    "noecn\n";
+    "ce_threshold_selector 0xb8/0xfc noecn\n";
 
 /* What a user typed for that tree. */
 static const char aqm_original[] =
@@ -404,7 +408,8 @@ static const char aqm_original[] =
     "qdisc add dev eth0 parent 1:3 handle 30: fq_codel\n"
     "qdisc add dev eth0 parent 1:4 handle 40: pfifo_head_drop limit 9\n"
     "qdisc add dev eth0 parent 1:5 handle 50: fq_codel limit 300 flows 16 quantum 300 "
-    "target 20ms interval 200ms memory_limit 1000000 drop_batch 8 ce_threshold 2.5ms noecn\n";
+    "target 20ms interval 200ms memory_limit 1000000 drop_batch 8 ce_threshold 2.5ms "
+    "ce_threshold_selector 184/0xfc noecn\n";
 
 /* A prio root with codel (the kernel's defaults and others), fq_codel (the
  * defaults; and every option set), pfifo_head_drop, in the dump's hash
@@ -421,7 +426,8 @@ static void test_aqm_tree(void)
 			       .flows = 1024, .ce = ~0u};
 	/* 20ms: 19531 ticks, 19999; 200ms: 195312, 199999; 2.5ms: 2441, 2499 */
 	struct fqc_vals f11 = {.target = 19999, .limit = 300, .interval = 199999, .quantum = 300,
-			       .drop_batch = 8, .memory = 1000000, .flows = 16, .ce = 2499};
+			       .drop_batch = 8, .memory = 1000000, .flows = 16, .ce = 2499,
+			       .selector = 0xb8, .mask = 0xfc};
 	struct nl_import_model m;
 	struct nl_msg *msg;
 	char *text, *om, *script, *got, *want, line[512], *tc;
@@ -477,22 +483,27 @@ static void test_aqm_tree(void)
 }
 
 /* What the words cannot rebuild: a zero limit, target or interval (tc
- * sends none), a value no tick count dumps, a ce_threshold selector, noqueue
+ * sends none), a value no tick count dumps, a ce_threshold selector of
+ * 0xff (tc's "not given"; one of 0x1/0x3 is written), noqueue
  * under a class (the kernel refuses that now; older ones did not). */
 static void test_aqm_notes(void)
 {
 	struct codel_vals c10 = {.target = 0, .limit = 0, .interval = 42, .ce = ~0u};
 	struct fqc_vals f20 = {.target = 4999, .limit = 10240, .interval = 99999, .ecn = 1,
 			       .quantum = 1514, .drop_batch = 64, .memory = 32u << 20,
-			       .flows = 1024, .ce = 999, .selector = 1, .mask = 3};
+			       .flows = 1024, .ce = 999, .selector = 0xff, .mask = 0xfc};
+	struct fqc_vals f40 = f20;
 	struct nl_import_model m;
 	char *text, *om;
 
 	model_new(&m, "eth0");
-	qdisc_prio(&m, 0x10000, 3);
+	qdisc_prio(&m, 0x10000, 4);
 	feed(&m, codel_msg(0x100000, 0x10001, &c10));
 	feed(&m, fqc_msg(0x200000, 0x10002, &f20));
 	feed(&m, tcmsg_new(RTM_NEWQDISC, 0x300000, 0x10003, 1, "noqueue"));
+	f40.selector = 1;
+	f40.mask = 3;
+	feed(&m, fqc_msg(0x400000, 0x10004, &f40));
 	text = write_ok(&m, 5, &om);
 	CU_ASSERT(same(om, "not reproduced: qdisc codel 10: parent 1:1: limit 0 (tc sends no zero "
 			   "limit, so the kernel keeps its default; not written)\n"
@@ -500,13 +511,16 @@ static void test_aqm_notes(void)
 			   "target, so the kernel keeps its default; not written)\n"
 			   "not reproduced: qdisc codel 10: parent 1:1: interval 42us is no value "
 			   "the kernel dumps (ticks of 1024 ns); written 42us\n"
-			   "not modelled: qdisc fq_codel 20: parent 1:2: fq_codel with a "
-			   "ce_threshold selector (ce_threshold_selector): tcsim's ce_threshold "
-			   "applies to every packet\n"
+			   "not reproduced: qdisc fq_codel 20: parent 1:2: ce_threshold_selector "
+			   "0xff/0xfc (tc takes a value of 0xff as not given and sends nothing; not "
+			   "written)\n"
 			   "not modelled: qdisc noqueue 30: parent 1:3: noqueue under a class (tcsim "
 			   "refuses it there, as Linux 6.18 does)\n"));
 	CU_ASSERT_PTR_NOT_NULL(
 	    strstr(text, "  qdisc add dev eth0 parent 1:1 handle 10: codel interval 42us noecn\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "drop_batch 64 ce_threshold 1ms ecn\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "drop_batch 64 ce_threshold 1ms ce_threshold_selector 0x1/0x3 "
+					    "ecn\n"));
 	free(text);
 	free(om);
 	nl_import_model_free(&m);
@@ -562,6 +576,249 @@ static void test_aqm_malformed(void)
 	nla_put_u32(msg, 9, 2);
 	nla_nest_end(msg, o);
 	parse_fails(msg, "unknown attribute 9 in the fw options (TCA_FW_*)");
+}
+
+/* ---- netem ---- */
+
+/* netem_dump: TCA_OPTIONS holds the struct tc_netem_qopt and, after it,
+ * LATENCY64, JITTER64, CORR, REORDER, CORRUPT, [RATE64], RATE, [ECN],
+ * [LOSS {GI|GE}], [SLOT], [PRNG_SEED] (6.3+). Times in the qopt are 64-ns
+ * ticks, probabilities the u32 scale. */
+struct netem_vals {
+	uint32_t latency, limit, loss, gap, duplicate, jitter; /* the qopt */
+	int64_t latency64, jitter64; /* 0: latency * 64 (what the kernel sends) */
+	int no64;		     /* a kernel before 4.15: no LATENCY64/JITTER64 */
+	uint32_t delay_corr, loss_corr, dup_corr, reorder, reorder_corr, corrupt, corrupt_corr;
+	uint64_t rate; /* bytes/s; >= 2^32: RATE64 and ~0 in RATE */
+	int32_t packet_overhead, cell_overhead;
+	uint32_t cell_size, ecn;
+	int model;	 /* 1 GI, 2 GE */
+	uint32_t m[5]; /* gi: p13 p31 p32 p14 p23; ge: p r h k1 */
+	int slot;
+	int64_t slot_min, slot_max, slot_dd, slot_dj;
+	int32_t slot_packets, slot_bytes;
+	uint64_t seed;
+	int has_seed;
+};
+
+static struct nl_msg *netem_msg(uint32_t handle, uint32_t parent, const struct netem_vals *v)
+{
+	struct nl_msg *msg = tcmsg_new(RTM_NEWQDISC, handle, parent, 1, "netem");
+	struct nlattr *o = nla_nest_start(msg, TCA_OPTIONS);
+	uint32_t qopt[6] = {v->latency, v->limit, v->loss, v->gap, v->duplicate, v->jitter};
+	uint32_t cor[3] = {v->delay_corr, v->loss_corr, v->dup_corr};
+	uint32_t ro[2] = {v->reorder, v->reorder_corr}, cr[2] = {v->corrupt, v->corrupt_corr};
+	uint32_t rate[4] = {v->rate >= (1ull << 32) ? ~0u : (uint32_t)v->rate,
+			    (uint32_t)v->packet_overhead, v->cell_size, (uint32_t)v->cell_overhead};
+	int64_t lat = v->latency64 ? v->latency64 : (int64_t)v->latency * 64;
+	int64_t jit = v->jitter64 ? v->jitter64 : (int64_t)v->jitter * 64;
+
+	CU_ASSERT_EQUAL_FATAL(nlmsg_append(msg, qopt, sizeof(qopt), NLMSG_ALIGNTO), 0);
+	if (!v->no64) {
+		nla_put(msg, 10, 8, &lat);
+		nla_put(msg, 11, 8, &jit);
+	}
+	nla_put(msg, 1, sizeof(cor), cor);
+	nla_put(msg, 3, sizeof(ro), ro);
+	nla_put(msg, 4, sizeof(cr), cr);
+	if (v->rate >= (1ull << 32))
+		nla_put_u64(msg, 8, v->rate);
+	nla_put(msg, 6, sizeof(rate), rate);
+	if (v->ecn)
+		nla_put_u32(msg, 7, v->ecn);
+	if (v->model) {
+		struct nlattr *l = nla_nest_start(msg, 5);
+
+		nla_put(msg, v->model, v->model == 1 ? 20 : 16, v->m);
+		nla_nest_end(msg, l);
+	}
+	if (v->slot) {
+		char s[40];
+		int32_t pb[2] = {v->slot_packets, v->slot_bytes};
+
+		memcpy(s, &v->slot_min, 8);
+		memcpy(s + 8, &v->slot_max, 8);
+		memcpy(s + 16, pb, 8);
+		memcpy(s + 24, &v->slot_dd, 8);
+		memcpy(s + 32, &v->slot_dj, 8);
+		nla_put(msg, 12, sizeof(s), s);
+	}
+	if (v->has_seed)
+		nla_put_u64(msg, 14, v->seed);
+	nla_nest_end(msg, o);
+	return msg;
+}
+
+/* tc 6.1's numbers: ticks of whole microseconds, percents on the u32 scale */
+static uint32_t us_ticks(uint32_t us)
+{
+	return tc_core_time2tick(us);
+}
+
+static uint32_t pc(double percent)
+{
+	return (uint32_t)rint(percent / 100. * UINT32_MAX);
+}
+
+static const char netem_expected_tc[] =
+    "eth0:tc[[\n"
+    "  qdisc add dev eth0 root handle 1: prio bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1\n"
+    "  qdisc add dev eth0 parent 1:1 handle 10: netem limit 500 delay 5001us 1ms 25% loss "
+    "random 2% 10% reorder 5% 50% gap 3 corrupt 0.1% rate 1mbit 20 48 -5 ecn\n"
+    "  # not reproduced: qdisc netem 10: parent 1:1: the delay distribution (the kernel never "
+    "dumps its table, so uniform, normal, pareto, paretonormal or a custom one cannot be told "
+    "apart): written uniform; add `distribution NAME` if it had one\n"
+    "  qdisc add dev eth0 parent 1:2 handle 20: netem limit 1000 delay 100ms loss gemodel 1% "
+    "10% 70% 0.1% slot 1ms 5ms packets 10 bytes 3000\n"
+    "  qdisc add dev eth0 parent 1:3 handle 30: netem limit 1000 delay 2ms loss state 1% 30% "
+    "5% 20% 2% rate 5gbit\n"
+    "  qdisc add dev eth0 parent 30:1 handle 40: pfifo limit 7\n"
+    "]]\n";
+
+static const char netem_original[] =
+    "qdisc add dev eth0 root handle 1: prio\n"
+    "qdisc add dev eth0 parent 1:1 handle 10: netem delay 5001us 1ms 25% loss random 2% 10% "
+    "reorder 5% 50% gap 3 corrupt 0.1% rate 1mbit 20 48 -5 ecn limit 500\n"
+    "qdisc add dev eth0 parent 1:2 handle 20: netem delay 100ms loss gemodel 1% 10% 70% 0.1% "
+    "slot 1ms 5ms packets 10 bytes 3000\n"
+    "qdisc add dev eth0 parent 1:3 handle 30: netem delay 2ms loss state 1% 30% 5% 20% 2% "
+    "rate 5gbit\n"
+    "qdisc add dev eth0 parent 30:1 handle 40: pfifo limit 7\n";
+
+/* Three netems under a prio, each as the kernel dumps what netem_original
+ * made (5001us: 78140 ticks, which libnl's getter would make 5000us), one
+ * with a pfifo grafted: the lines are the words a user types, and run
+ * through tcsim they show what the original commands show. */
+static void test_netem_tree(void)
+{
+	struct netem_vals n10 = {.latency = us_ticks(5001), .jitter = us_ticks(1000), .limit = 500,
+				 .loss = pc(2), .gap = 3, .delay_corr = pc(25), .loss_corr = pc(10),
+				 .reorder = pc(5), .reorder_corr = pc(50), .corrupt = pc(0.1),
+				 .rate = 125000, .packet_overhead = 20, .cell_size = 48,
+				 .cell_overhead = -5, .ecn = 1};
+	struct netem_vals n20 = {.latency = us_ticks(100000), .limit = 1000, .model = 2,
+				 .m = {pc(1), pc(10), UINT32_MAX - pc(70), pc(0.1)}, .slot = 1,
+				 .slot_min = 1000000, .slot_max = 5000000, .slot_packets = 10,
+				 .slot_bytes = 3000};
+	struct netem_vals n30 = {.latency = us_ticks(2000), .limit = 1000, .model = 1,
+				 .m = {pc(1), pc(30), pc(5), pc(2), pc(20)}, .rate = 625000000};
+	struct nl_import_model m;
+	struct nl_msg *msg;
+	char *text, *om, *script, *got, *want, *tc;
+	uint32_t limit = 7;
+
+	CU_ASSERT_EQUAL(n10.latency, 78140);
+	model_new(&m, "eth0");
+	qdisc_prio(&m, 0x10000, 3);
+	feed(&m, netem_msg(0x300000, 0x10003, &n30));
+	feed(&m, netem_msg(0x100000, 0x10001, &n10));
+	msg = tcmsg_new(RTM_NEWQDISC, 0x400000, 0x300001, 1, "pfifo");
+	nla_put(msg, TCA_OPTIONS, 4, &limit);
+	feed(&m, msg);
+	feed(&m, netem_msg(0x200000, 0x10002, &n20));
+	text = write_ok(&m, 1, &om);
+	tc = strstr(text, "eth0:tc[[\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tc);
+	tc = strndup(tc, sizeof(netem_expected_tc) - 1);
+	CU_ASSERT(same(tc, netem_expected_tc));
+	free(tc);
+	script = tc_part(text);
+	got = shown(script, "eth0", NULL);
+	want = shown(netem_original, "eth0", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(want);
+	CU_ASSERT(same(got, want));
+	CU_ASSERT_PTR_NOT_NULL(strstr(got, "qdisc netem 10: parent 1:1 limit 500 delay 5ms  1ms 25% "
+					   "loss 2% 10% reorder 5% 50% corrupt 0.1% rate 1Mbit "
+					   "packetoverhead 20 cellsize 48 celloverhead -5 ecn  gap 3"));
+	free(got);
+	free(want);
+	free(script);
+	free(text);
+	free(om);
+	nl_import_model_free(&m);
+}
+
+/* What the words cannot say, and what no dump says: a delay in ns that
+ * is no whole tick (iproute2 6.9+), the jitter's table, a slot table, ecn
+ * without a loss model, reorder at gap 0, a random loss beside a model;
+ * the prng seed (6.3+) is a comment. A duplicate correlation alone rides
+ * on the delay's CORR (tc 6.1 does not send it with duplicate), and a
+ * kernel before 4.15 (no LATENCY64) is read from the qopt. */
+static void test_netem_notes(void)
+{
+	struct netem_vals n10 = {.latency = 78140, .latency64 = 5001000, .jitter = 15625,
+				 .limit = 1000, .reorder = pc(5), .ecn = 1, .slot = 1,
+				 .slot_dd = 2000000, .slot_dj = 500000, .has_seed = 1,
+				 .seed = 0x1234abcd};
+	struct netem_vals n20 = {.limit = 1000, .duplicate = pc(10), .dup_corr = pc(25),
+				 .loss = pc(3), .model = 2, .m = {pc(1), pc(10), 0, pc(100)},
+				 .no64 = 1};
+	struct nl_import_model m;
+	char *text, *om;
+
+	model_new(&m, "eth0");
+	qdisc_prio(&m, 0x10000, 3);
+	feed(&m, netem_msg(0x100000, 0x10001, &n10));
+	feed(&m, netem_msg(0x200000, 0x10002, &n20));
+	text = write_ok(&m, 6, &om);
+	CU_ASSERT(same(om, "not reproduced: qdisc netem 10: parent 1:1: delay 5001000 ns is no delay "
+			   "tc 6.1 sets (whole microseconds in 64-ns ticks); written 5001us\n"
+			   "not reproduced: qdisc netem 10: parent 1:1: the delay distribution (the "
+			   "kernel never dumps its table, so uniform, normal, pareto, paretonormal or "
+			   "a custom one cannot be told apart): written uniform; add `distribution "
+			   "NAME` if it had one\n"
+			   "not reproduced: qdisc netem 10: parent 1:1: reorder 214748365/2^32 with "
+			   "gap 0 (tc refuses reorder without a delay and sets gap 1 with it; the "
+			   "kernel never reorders at gap 0): not written\n"
+			   "not reproduced: qdisc netem 10: parent 1:1: the slot distribution (the "
+			   "kernel never dumps its table): written `normal`, set yours\n"
+			   "not reproduced: qdisc netem 10: parent 1:1: ecn without a loss model (tc "
+			   "refuses it; it marks nothing then): not written\n"
+			   "not reproduced: qdisc netem 20: parent 1:2: a random loss of 128849019/2^32 "
+			   "beside the Gilbert-Elliott loss model (tc says one or the other; the "
+			   "kernel uses the model): not written\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "handle 10: netem limit 1000 delay 5001us 1ms slot "
+					    "distribution normal 2ms 500us\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "  # netem 10: the kernel's prng seed 0x1234abcd; tcsim "
+					    "draws from the simulation's --seed instead"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "handle 20: netem limit 1000 delay 0us 0us 0% loss "
+					    "gemodel 1% 10% 100% 100% duplicate 10% 25%\n"));
+	free(text);
+	free(om);
+	nl_import_model_free(&m);
+}
+
+static void test_netem_malformed(void)
+{
+	struct netem_vals v = {.limit = 1000};
+	struct nl_msg *msg;
+	struct nlattr *o;
+	uint32_t q[6] = {0, 1000, 0, 0, 0, 0}, c[2] = {0, 0};
+
+	msg = tcmsg_new(RTM_NEWQDISC, 0x10000, TC_H_ROOT, 1, "netem");
+	nla_put(msg, TCA_OPTIONS, 20, q);
+	parse_fails(msg, "qdisc netem 1: root: TCA_OPTIONS of 20 bytes, not a struct tc_netem_qopt");
+	msg = tcmsg_new(RTM_NEWQDISC, 0x10000, TC_H_ROOT, 1, "netem");
+	o = nla_nest_start(msg, TCA_OPTIONS);
+	nlmsg_append(msg, q, sizeof(q), NLMSG_ALIGNTO);
+	nla_put(msg, 1, 8, c);
+	nla_nest_end(msg, o);
+	parse_fails(msg, "TCA_NETEM_CORR of 8 bytes, not 12");
+	msg = tcmsg_new(RTM_NEWQDISC, 0x10000, TC_H_ROOT, 1, "netem");
+	o = nla_nest_start(msg, TCA_OPTIONS);
+	nlmsg_append(msg, q, sizeof(q), NLMSG_ALIGNTO);
+	nla_put_u32(msg, 15, 1);
+	nla_nest_end(msg, o);
+	parse_fails(msg, "unknown attribute 15 in the netem options (TCA_NETEM_*)");
+	msg = tcmsg_new(RTM_NEWQDISC, 0x10000, TC_H_ROOT, 1, "netem");
+	o = nla_nest_start(msg, TCA_OPTIONS);
+	nlmsg_append(msg, q, sizeof(q), NLMSG_ALIGNTO);
+	nla_put(msg, 2, 4, c);
+	nla_nest_end(msg, o);
+	parse_fails(msg, "TCA_NETEM_DELAY_DIST in a dump");
+	v.model = 3;
+	parse_fails(netem_msg(0x10000, TC_H_ROOT, &v), "unknown loss model 3 in TCA_NETEM_LOSS");
 }
 
 /* ---- filters ---- */
@@ -722,6 +979,9 @@ int main(void)
 	CU_add_test(s, "codel, fq_codel, pfifo_head_drop under prio", test_aqm_tree);
 	CU_add_test(s, "codel/fq_codel/noqueue: what is listed", test_aqm_notes);
 	CU_add_test(s, "codel/fq_codel/matchall/fw: malformed", test_aqm_malformed);
+	CU_add_test(s, "netem: three under prio, the words and their show", test_netem_tree);
+	CU_add_test(s, "netem: what is listed", test_netem_notes);
+	CU_add_test(s, "netem: malformed", test_netem_malformed);
 	CU_add_test(s, "matchall and fw filters", test_filters);
 	CU_add_test(s, "fw: the old method, no mask", test_fw_old_method);
 	return unit_run();

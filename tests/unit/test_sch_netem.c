@@ -801,6 +801,58 @@ static void test_errors(void)
 	expect_error("tc qdisc add dev eth0 root netem delay 5000s", "time (too large)");
 }
 
+/* check_netem_in_tree (2025; Debian's 6.1.192 has it, tests/data/qemu
+ * netem-dup-mix): a duplicating netem and another netem may not share a
+ * device's tree, whichever comes first, on add and on change; netems that
+ * do not duplicate may, and so may one that does beside other kinds. */
+static void test_duplicate_tree(void)
+{
+	static const char *const ok[] = {
+	    "tc qdisc add dev eth0 root handle 1: prio\n"
+	    "tc qdisc add dev eth0 parent 1:1 handle 10: netem delay 1ms\n"
+	    "tc qdisc add dev eth0 parent 1:2 handle 20: netem delay 2ms loss 1%\n"
+	    "tc qdisc change dev eth0 parent 1:1 handle 10: netem delay 3ms\n",
+	    "tc qdisc add dev eth0 root handle 1: prio\n"
+	    "tc qdisc add dev eth0 parent 1:1 handle 10: pfifo\n"
+	    "tc qdisc add dev eth0 parent 1:2 handle 20: netem duplicate 10%\n"
+	    "tc qdisc change dev eth0 parent 1:2 handle 20: netem duplicate 20%\n",
+	    /* the other netem on another device */
+	    "tc qdisc add dev eth0 root netem duplicate 10%\n"
+	    "tc qdisc add dev eth1 root netem delay 1ms\n",
+	};
+	struct sim s;
+	struct sim_config cfg;
+	char err[1024];
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		sim_config_default(&cfg);
+		CU_ASSERT_FATAL(sim_init(&s, &cfg) == 0);
+		int r = tc_run_script(&s, ok[i], "t.tc", NULL, NULL, err, sizeof(err));
+
+		if (r)
+			printf("\n  %s", err);
+		CU_ASSERT_EQUAL(r, 0);
+		sim_free(&s);
+	}
+	expect_error("tc qdisc add dev eth0 root handle 1: prio\n"
+		     "tc qdisc add dev eth0 parent 1:1 handle 10: netem delay 1ms\n"
+		     "tc qdisc add dev eth0 parent 1:2 handle 20: netem duplicate 10%",
+		     "t.tc:3: Error: netem: cannot mix duplicating netems with other netems in tree.");
+	expect_error("tc qdisc add dev eth0 root handle 1: prio\n"
+		     "tc qdisc add dev eth0 parent 1:2 handle 20: netem duplicate 10%\n"
+		     "tc qdisc add dev eth0 parent 1:1 handle 10: netem delay 1ms",
+		     "t.tc:3: Error: netem: cannot mix duplicating netems");
+	expect_error("tc qdisc add dev eth0 root handle 1: prio\n"
+		     "tc qdisc add dev eth0 parent 1:1 handle 10: netem delay 1ms\n"
+		     "tc qdisc add dev eth0 parent 1:2 handle 20: netem delay 1ms\n"
+		     "tc qdisc change dev eth0 parent 1:2 handle 20: netem duplicate 1%",
+		     "t.tc:4: Error: netem: cannot mix duplicating netems");
+	/* a netem root that duplicates, and a netem below it */
+	expect_error("tc qdisc add dev eth0 root handle 1: netem duplicate 5%\n"
+		     "tc qdisc add dev eth0 parent 1:1 handle 10: netem delay 1ms",
+		     "t.tc:2: Error: netem: cannot mix duplicating netems");
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -828,6 +880,7 @@ int main(void)
 	CU_add_test(s, "the normal table is N(0,1)'s inverse CDF", test_normal_table_is_normal);
 	CU_add_test(s, "the tables are iproute2's", test_tables_match_iproute2);
 	CU_add_test(s, "tc qdisc show as tc 6.1", test_show_as_tc);
+	CU_add_test(s, "a duplicating netem beside another netem is refused", test_duplicate_tree);
 	CU_add_test(s, "tc's errors", test_errors);
 	return unit_run();
 }

@@ -10,44 +10,20 @@
 #include <string.h>
 
 #include "tc.h"
+#include "tc_unit.h"
 #include "unit.h"
 
 #define DATA "tests/data/tc"
 
 /* ---- helpers ---- */
 
-static void sim_new(struct sim *s, enum bpf_kernel k)
-{
-	struct sim_config cfg;
-
-	sim_config_default(&cfg);
-	cfg.kernel = k;
-	CU_ASSERT_EQUAL_FATAL(sim_init(s, &cfg), 0);
-}
-
-/* Runs a script (name "t.tc", files relative to tests/data/tc); its show
- * output is returned (malloc'd), its result and message through ret/err. */
-static char *run(struct sim *s, const char *script, int *ret, char *err, size_t errlen)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-	int r;
-
-	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-	r = tc_run_script(s, script, "t.tc", DATA, out, err, errlen);
-	fclose(out);
-	if (ret)
-		*ret = r;
-	return buf;
-}
 
 /* A script that must succeed; its output. */
 static char *ok(struct sim *s, const char *script)
 {
 	char err[1024] = "";
 	int r;
-	char *o = run(s, script, &r, err, sizeof(err));
+	char *o = tcu_run(s, script, DATA, &r, err, sizeof(err));
 
 	if (r)
 		printf("\n  unexpected error: %s\n", err);
@@ -125,7 +101,7 @@ static void test_script_syntax(void)
 	struct sim s;
 	char *o;
 
-	sim_new(&s, BPF_KERNEL_CURRENT);
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
 	o = ok(&s, "# a comment line\n"
 		   "\n"
 		   "   tc qdisc add dev eth0 \\\n"
@@ -163,13 +139,13 @@ static void test_script_words(void)
 	int r;
 	char *o;
 
-	sim_new(&s, BPF_KERNEL_CURRENT);
-	o = run(&s, "tc qdisc add dev eth0 root '' prio", &r, err, sizeof(err));
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
+	o = tcu_run(&s, "tc qdisc add dev eth0 root '' prio", DATA, &r, err, sizeof(err));
 	CU_ASSERT_EQUAL(r, -EINVAL);
 	CU_ASSERT_STRING_EQUAL(err,
 			       "t.tc:1: Unknown qdisc \"\", hence option \"prio\" is unparsable");
 	free(o);
-	o = run(&s, "tc qdisc add dev eth0 root pfifo limit 5#6", &r, err, sizeof(err));
+	o = tcu_run(&s, "tc qdisc add dev eth0 root pfifo limit 5#6", DATA, &r, err, sizeof(err));
 	CU_ASSERT_EQUAL(r, -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "5#6"));
 	free(o);
@@ -184,13 +160,12 @@ static void test_script_error_lines(void)
 	int r;
 	char *o;
 
-	sim_new(&s, BPF_KERNEL_CURRENT);
-	o = run(&s,
-		"# line 1\n"
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
+	o = tcu_run(&s, "# line 1\n"
 		"tc qdisc add dev em1 root handle 1: prio\n"
 		"tc qdisc add dev em1 \\\n"
 		"   parent 1:1 handle xyz: sfq\n"
-		"tc qdisc add dev em1 parent 1:2 handle 20: sfq\n",
+		"tc qdisc add dev em1 parent 1:2 handle 20: sfq\n", DATA,
 		&r, err, sizeof(err));
 	CU_ASSERT_EQUAL(r, -EINVAL);
 	CU_ASSERT_STRING_EQUAL(err, "t.tc:3: Error: argument \"xyz:\" is wrong: invalid qdisc ID");
@@ -198,7 +173,7 @@ static void test_script_error_lines(void)
 	CU_ASSERT(out_is(
 	    &s, "tc qdisc show dev em1",
 	    "qdisc prio 1: root refcnt 2 bands 3 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1\n"));
-	o = run(&s, "tc qdisc show dev em1\n\n  tc frob\n", &r, err, sizeof(err));
+	o = tcu_run(&s, "tc qdisc show dev em1\n\n  tc frob\n", DATA, &r, err, sizeof(err));
 	CU_ASSERT_STRING_EQUAL(err, "t.tc:3: Object \"frob\" is unknown, try \"tc help\".");
 	free(o);
 	sim_free(&s);
@@ -228,8 +203,8 @@ static void test_script_quote_errors(void)
 		struct sim s;
 		char *o;
 
-		sim_new(&s, BPF_KERNEL_CURRENT);
-		o = run(&s, cases[i].script, &r, err, sizeof(err));
+		tcu_sim_new(&s, BPF_KERNEL_CURRENT);
+		o = tcu_run(&s, cases[i].script, DATA, &r, err, sizeof(err));
 		CU_ASSERT_EQUAL(r, -EINVAL);
 		if (strcmp(err, cases[i].err))
 			printf("\n  case %zu: got: %s\n  expected: %s\n", i, err, cases[i].err);
@@ -243,8 +218,8 @@ static void test_script_quote_errors(void)
 		struct sim s;
 		char *o;
 
-		sim_new(&s, BPF_KERNEL_CURRENT);
-		o = run(&s, "tc qdisc add dev em1 root pfifo limit $ '$x'", &r, err, sizeof(err));
+		tcu_sim_new(&s, BPF_KERNEL_CURRENT);
+		o = tcu_run(&s, "tc qdisc add dev em1 root pfifo limit $ '$x'", DATA, &r, err, sizeof(err));
 		CU_ASSERT_PTR_EQUAL(strstr(err, "t.tc:1: pfifo: Illegal"), err);
 		CU_ASSERT_PTR_NOT_NULL(strstr(err, "\"$\""));
 		free(o);
@@ -264,7 +239,7 @@ static void test_seed_example(void)
 	int i = 0;
 	FILE *devnull = fopen("/dev/null", "w");
 
-	sim_new(&s, BPF_KERNEL_CURRENT);
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
 	CU_ASSERT_EQUAL(tc_run_file(&s, DATA "/seed.tc", devnull, err, sizeof(err)), 0);
 	fclose(devnull);
 	d = sim_dev_find(&s, "em1");
@@ -287,7 +262,7 @@ static void test_seed_example_3_13(void)
 	struct sim s;
 	FILE *devnull = fopen("/dev/null", "w");
 
-	sim_new(&s, BPF_KERNEL_3_13);
+	tcu_sim_new(&s, BPF_KERNEL_3_13);
 	CU_ASSERT_EQUAL(tc_run_file(&s, DATA "/seed.tc", devnull, err, sizeof(err)), 0);
 	fclose(devnull);
 	/* no TCA_CHAIN, no not_in_hw, the 0x7fffffff handle bug; creation order */
@@ -305,8 +280,8 @@ static void test_seed_first_line(void)
 	int r;
 	char *o;
 
-	sim_new(&s, BPF_KERNEL_CURRENT);
-	o = run(&s, "tc qdisc del dev em1 root", &r, err, sizeof(err));
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
+	o = tcu_run(&s, "tc qdisc del dev em1 root", DATA, &r, err, sizeof(err));
 	CU_ASSERT_EQUAL(r, -ENOENT);
 	CU_ASSERT_STRING_EQUAL(err,
 			       "t.tc:1: RTNETLINK answers: No such file or directory (Cannot "
@@ -321,7 +296,7 @@ static void test_auto_handles(void)
 {
 	struct sim s;
 
-	sim_new(&s, BPF_KERNEL_3_13);
+	tcu_sim_new(&s, BPF_KERNEL_3_13);
 	CU_ASSERT(out_is(&s,
 			 "tc qdisc add dev em1 root prio\n"
 			 "tc qdisc add dev em1 parent 8001:1 pfifo\n"
@@ -350,7 +325,7 @@ static void test_dump_order(void)
 				     "tc qdisc show dev em1\n";
 	struct sim s;
 
-	sim_new(&s, BPF_KERNEL_CURRENT);
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
 	CU_ASSERT(
 	    out_is(&s, script,
 		   "qdisc prio 1: root refcnt 2 bands 4 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1\n"
@@ -358,7 +333,7 @@ static void test_dump_order(void)
 		   "qdisc pfifo 10: parent 1:1 limit 1000p\n"
 		   "qdisc pfifo 20: parent 1:2 limit 1000p\n"));
 	sim_free(&s);
-	sim_new(&s, BPF_KERNEL_3_13);
+	tcu_sim_new(&s, BPF_KERNEL_3_13);
 	CU_ASSERT(
 	    out_is(&s, script,
 		   "qdisc prio 1: root refcnt 2 bands 4 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1\n"
@@ -379,7 +354,7 @@ static void test_fifo_children(void)
 	struct sim s;
 	char *o;
 
-	sim_new(&s, BPF_KERNEL_CURRENT);
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
 	o = ok(&s, script);
 	free(o);
 	CU_ASSERT(out_is_file(&s, "tc qdisc show dev em2", DATA "/children_show.txt"));
@@ -412,7 +387,7 @@ static void test_del_root_and_child(void)
 	int r;
 	char *o;
 
-	sim_new(&s, BPF_KERNEL_CURRENT);
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
 	CU_ASSERT(
 	    out_is(&s,
 		   "tc qdisc add dev em1 root handle 1: prio\n"
@@ -426,7 +401,7 @@ static void test_del_root_and_child(void)
 		   "class prio 1:1 parent 1: \n"
 		   "class prio 1:2 parent 1: \n"
 		   "class prio 1:3 parent 1: \n"));
-	o = run(&s, "tc qdisc del dev em1 parent 1:2", &r, err, sizeof(err));
+	o = tcu_run(&s, "tc qdisc del dev em1 parent 1:2", DATA, &r, err, sizeof(err));
 	CU_ASSERT_EQUAL(r, -ENOENT);
 	CU_ASSERT_STRING_EQUAL(err, "t.tc:1: RTNETLINK answers: No such file or directory (Cannot "
 				    "delete qdisc with handle of zero: 1:2 is the default pfifo)");
@@ -437,7 +412,7 @@ static void test_del_root_and_child(void)
 	sim_free(&s);
 
 	/* 3.13 puts noop in the class: built in, never listed */
-	sim_new(&s, BPF_KERNEL_3_13);
+	tcu_sim_new(&s, BPF_KERNEL_3_13);
 	CU_ASSERT(out_is(
 	    &s,
 	    "tc qdisc add dev em1 root handle 1: prio\n"
@@ -456,7 +431,7 @@ static void test_replace_and_change(void)
 	int r;
 	char *o;
 
-	sim_new(&s, BPF_KERNEL_CURRENT);
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
 	CU_ASSERT(
 	    out_is(&s,
 		   "tc qdisc replace dev em1 root handle 1: prio\n"
@@ -472,12 +447,12 @@ static void test_replace_and_change(void)
 		   "qdisc sfq 8003: parent 1:1 limit 127p quantum 1514b depth 127 divisor 1024 \n"
 		   "qdisc bfifo 8002: parent 1:4 limit 1514000b\n"
 		   "qdisc sfq 20: parent 1:2 limit 127p quantum 1514b depth 127 divisor 1024 \n"));
-	o = run(&s, "tc qdisc change dev em1 parent 1:2 sfq perturb 10", &r, err, sizeof(err));
+	o = tcu_run(&s, "tc qdisc change dev em1 parent 1:2 sfq perturb 10", DATA, &r, err, sizeof(err));
 	CU_ASSERT_EQUAL(r, -EINVAL);
 	CU_ASSERT_STRING_EQUAL(err, "t.tc:1: RTNETLINK answers: Invalid argument (Change operation "
 				    "not supported by specified qdisc: sfq)");
 	free(o);
-	o = run(&s, "tc qdisc change dev em2 root prio", &r, err, sizeof(err));
+	o = tcu_run(&s, "tc qdisc change dev em2 root prio", DATA, &r, err, sizeof(err));
 	CU_ASSERT_EQUAL(r, -ENOENT);
 	CU_ASSERT_STRING_EQUAL(err,
 			       "t.tc:1: RTNETLINK answers: No such file or directory (Qdisc not "
@@ -490,16 +465,16 @@ static void test_replace_and_change(void)
 	sim_free(&s);
 
 	/* 3.13: only replace swaps kinds */
-	sim_new(&s, BPF_KERNEL_3_13);
+	tcu_sim_new(&s, BPF_KERNEL_3_13);
 	o = ok(&s,
 	       "tc qdisc add dev em1 root handle 1: prio\ntc qdisc add dev em1 parent 1:1 pfifo");
 	free(o);
-	o = run(&s, "tc qdisc add dev em1 parent 1:1 bfifo", &r, err, sizeof(err));
+	o = tcu_run(&s, "tc qdisc add dev em1 parent 1:1 bfifo", DATA, &r, err, sizeof(err));
 	CU_ASSERT_EQUAL(r, -EEXIST);
 	CU_ASSERT_STRING_EQUAL(err, "t.tc:1: RTNETLINK answers: File exists (Exclusivity flag on, "
 				    "cannot modify: pfifo 8001: exists)");
 	free(o);
-	o = run(&s, "tc qdisc change dev em1 parent 1:1 bfifo", &r, err, sizeof(err));
+	o = tcu_run(&s, "tc qdisc change dev em1 parent 1:1 bfifo", DATA, &r, err, sizeof(err));
 	CU_ASSERT_EQUAL(r, -EINVAL);
 	CU_ASSERT_STRING_EQUAL(err,
 			       "t.tc:1: RTNETLINK answers: Invalid argument (Invalid qdisc name: "
@@ -534,7 +509,7 @@ static void test_stats(void)
 	struct pkt *p;
 	char *o;
 
-	sim_new(&s, BPF_KERNEL_CURRENT);
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
 	o = ok(&s, script);
 	free(o);
 	d = sim_dev_find(&s, "em1");
@@ -567,7 +542,7 @@ static void test_stats(void)
 	sim_free(&s);
 
 	/* 3.13's prio keeps no byte backlog */
-	sim_new(&s, BPF_KERNEL_3_13);
+	tcu_sim_new(&s, BPF_KERNEL_3_13);
 	o = ok(&s, script);
 	free(o);
 	d = sim_dev_find(&s, "em1");
@@ -590,7 +565,7 @@ static void test_sfq_class_stats(void)
 	struct dev *d;
 	char *o, *line;
 
-	sim_new(&s, BPF_KERNEL_CURRENT);
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
 	o = ok(&s, "tc qdisc add dev em1 root handle 1: sfq");
 	free(o);
 	d = sim_dev_find(&s, "em1");
@@ -611,7 +586,7 @@ static void test_filter_prefs(void)
 {
 	struct sim s;
 
-	sim_new(&s, BPF_KERNEL_CURRENT);
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
 	CU_ASSERT(out_is(
 	    &s,
 	    "tc qdisc add dev em1 root handle 1: prio\n"
@@ -643,7 +618,7 @@ static void test_filter_show_selection(void)
 	struct sim s;
 	char *o;
 
-	sim_new(&s, BPF_KERNEL_CURRENT);
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
 	o = ok(&s, seed_setup);
 	free(o);
 	o = ok(&s, "tc filter add dev em1 parent 1: protocol 0x1234 pref 5 bpf bytecode '1,6 0 0 "
@@ -681,7 +656,7 @@ static void test_filter_replace_and_delete(void)
 {
 	struct sim s;
 
-	sim_new(&s, BPF_KERNEL_CURRENT);
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
 	CU_ASSERT(
 	    out_is(&s,
 		   "tc qdisc add dev em1 root handle 1: prio\n"
@@ -714,7 +689,7 @@ static void test_basedir(void)
 	char err[512];
 	int r;
 
-	sim_new(&s, BPF_KERNEL_CURRENT);
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
 	r = tc_run_script(&s,
 			  "tc qdisc add dev em1 root handle 1: prio\n"
 			  "tc filter add dev em1 parent 1: bpf bytecode-file icmp.bpf flowid 1:1\n",
@@ -963,11 +938,11 @@ static void test_refusals(void)
 		char *before, *after, *o;
 		int r;
 
-		sim_new(&s, BPF_KERNEL_CURRENT);
+		tcu_sim_new(&s, BPF_KERNEL_CURRENT);
 		o = ok(&s, seed_setup);
 		free(o);
 		before = state(&s, "em1");
-		o = run(&s, refusals[i].cmd, &r, err, sizeof(err));
+		o = tcu_run(&s, refusals[i].cmd, DATA, &r, err, sizeof(err));
 		free(o);
 		snprintf(expect, sizeof(expect), "t.tc:1: %.*s", (int)(prefix ? n - 1 : n), want);
 		if (r != refusals[i].code ||
@@ -997,8 +972,8 @@ static void test_devices(void)
 	int r;
 	char *o;
 
-	sim_new(&s, BPF_KERNEL_CURRENT);
-	o = run(&s, "tc filter show dev em9", &r, err, sizeof(err));
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
+	o = tcu_run(&s, "tc filter show dev em9", DATA, &r, err, sizeof(err));
 	CU_ASSERT_EQUAL(r, -ENODEV);
 	CU_ASSERT_STRING_EQUAL(err, "t.tc:1: Cannot find device \"em9\"");
 	free(o);
@@ -1006,7 +981,7 @@ static void test_devices(void)
 	CU_ASSERT(out_is(&s, "tc qdisc add dev em9 root pfifo limit 10\ntc qdisc\n",
 			 "qdisc pfifo 8001: dev em9 root refcnt 2 limit 10p\n"));
 	CU_ASSERT_EQUAL(s.ndevs, 1);
-	o = run(&s, "tc qdisc add dev a-name-far-too-long root prio", &r, err, sizeof(err));
+	o = tcu_run(&s, "tc qdisc add dev a-name-far-too-long root prio", DATA, &r, err, sizeof(err));
 	CU_ASSERT_NOT_EQUAL(r, 0);
 	CU_ASSERT_PTR_EQUAL(strstr(err, "t.tc:1: "), err);
 	free(o);
@@ -1024,7 +999,7 @@ static void test_exec(void)
 	size_t len = 0;
 	FILE *out;
 
-	sim_new(&s, BPF_KERNEL_CURRENT);
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
 	CU_ASSERT_EQUAL(tc_exec(&s, 9, add, "lua:3", NULL, NULL, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(tc_exec(&s, 7, bad, "lua:4", NULL, NULL, err, sizeof(err)), -ENOENT);
 	CU_ASSERT_STRING_EQUAL(err,
@@ -1052,7 +1027,7 @@ static void test_show_api(void)
 	size_t len = 0;
 	FILE *out;
 
-	sim_new(&s, BPF_KERNEL_CURRENT);
+	tcu_sim_new(&s, BPF_KERNEL_CURRENT);
 	o = ok(&s, seed_setup);
 	free(o);
 	d = sim_dev_find(&s, "em1");

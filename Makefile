@@ -17,8 +17,8 @@
 # tools too (command:package).
 PKGS       := libpcap libnl-3.0 libnl-route-3.0 lua5.4
 BUILD_DEBS := libpcap-dev libnl-3-dev libnl-route-3-dev liblua5.4-dev pkg-config
-TEST_DEBS  := libcunit1-dev netsniff-ng tcpdump tcpreplay iproute2 gnuplot-nox libxml2-utils perl tshark
-TEST_BINS  := bpfc:netsniff-ng tcpdump:tcpdump tcpreplay:tcpreplay tc:iproute2 xmllint:libxml2-utils prove:perl tshark:tshark
+TEST_DEBS  := libcunit1-dev netsniff-ng tcpdump tcpreplay iproute2 gnuplot-nox libxml2-utils perl tshark jq
+TEST_BINS  := bpfc:netsniff-ng tcpdump:tcpdump tcpreplay:tcpreplay tc:iproute2 xmllint:libxml2-utils prove:perl tshark:tshark jq:jq
 
 # tcsim --version: VERSION, and the commit when built from a git checkout
 VERSION := 0.9.0

@@ -9,6 +9,7 @@
 
 #include "bpf.h"
 #include "pkt.h"
+#include "tcprint.h"
 
 #define TC_H_MAJ(h) ((h)&0xffff0000u)
 #define TC_H_MIN(h) ((h)&0x0000ffffu)
@@ -88,6 +89,21 @@ struct tcf_env {
 	void **u32_node;
 };
 
+/* Where a filter dump goes (tc_show.c): for each program, begin() prints
+ * the tcf_proto's header (text: "filter parent 1: protocol all pref 1 bpf
+ * chain 0 "; JSON: a new object with those members and an open "options"
+ * object), the kind prints the program through p, one pr_* call per field
+ * with iproute2 6.1's key and text (tc/f_KIND.c), and end() finishes it. */
+struct tcf_dump {
+	struct tcprint *p;
+	void (*begin)(struct tcf_dump *d);
+	void (*end)(struct tcf_dump *d);
+	void *arg;
+};
+/* One program whose options a kind prints as one text: text only, JSON
+ * gets an empty "options" (the kinds not converted yet). */
+void tcf_dump_text(struct tcf_dump *d, const char *text);
+
 struct tcf_proto_ops {
 	const char *kind;
 	/* Creates or changes the program `handle` of tp from the request. */
@@ -100,9 +116,9 @@ struct tcf_proto_ops {
 			struct tcf_result *res);
 	void (*destroy)(struct tcf_proto *tp);
 	/* tc filter show: one line per program (after the tcf_proto's header
-	 * line), each starting after "filter parent ... pref N <kind> chain 0 " */
-	void (*dump)(const struct tcf_proto *tp, void (*line)(void *arg, const char *text),
-		     void *arg);
+	 * line), each starting after "filter parent ... pref N <kind> chain 0 ",
+	 * and tc -j filter show's "options" (struct tcf_dump) */
+	void (*dump)(const struct tcf_proto *tp, struct tcf_dump *d);
 	/* Number of programs, and the handle of the i-th (0, or -1 past the end). */
 	size_t (*count)(const struct tcf_proto *tp);
 	int (*handle_at)(const struct tcf_proto *tp, size_t i, uint32_t *handle);
@@ -115,8 +131,7 @@ struct tcf_proto_ops {
 	 * 0, or -EINVAL with the message tc prints; NULL: a base-0 u32. */
 	int (*get_handle)(const char *word, uint32_t *handle, char *err, size_t errlen);
 	/* Optional. `tc -s filter show`: as dump, with the kind's statistics. */
-	void (*dump_stats)(const struct tcf_proto *tp,
-			   void (*line)(void *arg, const char *text), void *arg);
+	void (*dump_stats)(const struct tcf_proto *tp, struct tcf_dump *d);
 	/* Optional. 1: the kernel's walk of tp stops the dump (fw without
 	 * filters), so `tc filter show` ends after its header line, failing. */
 	int (*dump_stops)(const struct tcf_proto *tp);

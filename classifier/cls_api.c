@@ -249,3 +249,10 @@ void pkt_bpf_skb(const struct pkt *p, uint32_t ifindex, struct bpf_skb *skb)
 		.hash = p->hash,
 	};
 }
+
+void tcf_dump_text(struct tcf_dump *d, const char *text)
+{
+	d->begin(d);
+	pr_text(d->p, "%s", text);
+	d->end(d);
+}

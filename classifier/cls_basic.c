@@ -1175,28 +1175,32 @@ static void em_print_seq(struct sbuf *s, const struct basic_filter *f, unsigned 
 	}
 }
 
-static void basic_dump(const struct tcf_proto *tp, void (*line)(void *arg, const char *text),
-		       void *arg)
+static void basic_dump(const struct tcf_proto *tp, struct tcf_dump *d)
 {
 	const struct basic_head *head = tp->priv;
 	char text[8192];
 
 	for (const struct basic_filter *f = head ? head->list : NULL; f; f = f->next) {
-		struct sbuf s = {text, sizeof(text), 0};
 		char cid[32];
 
-		text[0] = 0;
+		d->begin(d);
 		if (f->handle)
-			sb_add(&s, "handle 0x%x ", f->handle);
+			pr_hex(d->p, PR_ANY, "handle", "handle 0x%x ", f->handle);
 		if (f->has_classid) {
 			tc_print_classid(cid, sizeof(cid), f->classid);
-			sb_add(&s, "flowid %s ", cid);
+			pr_string(d->p, PR_ANY, "flowid", "flowid %s ", cid);
 		}
 		if (f->n) {
-			sb_add(&s, "\n  ");
+			struct sbuf s = {text, sizeof(text), 0};
+
+			/* 6.1 prints the tree as text inside its JSON (not JSON):
+			 * tcsim gives that text as the string "ematch" */
+			text[0] = 0;
 			em_print_seq(&s, f, 0, 1, 0);
+			pr_text(d->p, "\n  ");
+			pr_string(d->p, PR_ANY, "ematch", "%s", text);
 		}
-		line(arg, text);
+		d->end(d);
 	}
 }
 

@@ -311,34 +311,42 @@ static void cls_bpf_destroy(struct tcf_proto *tp)
 	tp->priv = NULL;
 }
 
-static void cls_bpf_dump(const struct tcf_proto *tp, void (*line)(void *arg, const char *text),
-			 void *arg)
+static void cls_bpf_dump(const struct tcf_proto *tp, struct tcf_dump *d)
 {
 	const struct cls_bpf_head *head = tp->priv;
+	struct tcprint *pr = d->p;
 
 	for (const struct cls_bpf_prog *p = head ? head->plist : NULL; p; p = p->next) {
-		char *bc = bpf_format_bytecode(p->prog->insns, p->prog->len);
-		size_t n = 128 + (bc ? strlen(bc) : 0);
-		char *text = malloc(n), cid[32] = "", hbuf[32] = "";
+		const struct sock_filter *ops = p->prog->insns;
+		uint32_t len = p->prog->len;
 		int current = head->kernel == BPF_KERNEL_CURRENT;
 
-		if (!text || !bc) {
-			free(text);
-			free(bc);
-			return;
-		}
+		d->begin(d);
 		if (p->handle)
-			snprintf(hbuf, sizeof(hbuf), "handle 0x%x ", p->handle);
+			pr_0xhex(pr, PR_ANY, "handle", "handle %#llx ", p->handle);
 		if (p->classid || !current) {
 			char c[16];
 
 			tc_print_classid(c, sizeof(c), p->classid);
-			snprintf(cid, sizeof(cid), "flowid %s ", c);
+			pr_string(pr, PR_ANY, "flowid", "flowid %s ", c);
 		}
-		snprintf(text, n, "%s%s%sbytecode '%s'", hbuf, cid, current ? "not_in_hw " : "", bc);
-		line(arg, text);
-		free(text);
-		free(bc);
+		if (current)
+			pr_bool(pr, PR_ANY, "not_in_hw", "not_in_hw ", 1);
+		/* bpf_print_ops: 'len,code jt jf k,...' */
+		pr_open_object(pr, "bytecode");
+		pr_uint(pr, PR_ANY, "length", "bytecode '%u,", len);
+		pr_open_array(pr, "insns", NULL);
+		for (uint32_t i = 0; i < len; i++) {
+			pr_open_object(pr, NULL);
+			pr_uint(pr, PR_ANY, "code", "%u ", ops[i].code);
+			pr_uint(pr, PR_ANY, "jt", "%u ", ops[i].jt);
+			pr_uint(pr, PR_ANY, "jf", "%u ", ops[i].jf);
+			pr_uint(pr, PR_ANY, "k", i == len - 1 ? "%u'" : "%u,", ops[i].k);
+			pr_close_object(pr);
+		}
+		pr_close_array(pr, NULL);
+		pr_close_object(pr);
+		d->end(d);
 	}
 }
 

@@ -998,27 +998,6 @@ static void cls_fl_destroy(struct tcf_proto *tp)
 
 /* ---- tc filter show: flower_print_opt over what fl_dump puts ---- */
 
-struct sbuf {
-	char *p;
-	size_t n, used;
-};
-
-static void sb_add(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void sb_add(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int r;
-
-	if (b->used >= b->n)
-		return;
-	va_start(ap, fmt);
-	r = vsnprintf(b->p + b->used, b->n - b->used, fmt, ap);
-	va_end(ap);
-	if (r > 0)
-		b->used += (size_t)r;
-}
-
 /* __mask_bits: the prefix length of a contiguous mask, else -1. */
 static int mask_bits(const uint8_t *m, size_t len)
 {
@@ -1047,81 +1026,113 @@ static int nonzero(const uint8_t *m, size_t len)
 	return 0;
 }
 
-static void print_mac(struct sbuf *b, const char *name, const uint8_t *a, const uint8_t *m)
+/* One key: text "\n  NAME VALUE", JSON the member NAME with the string */
+static void print_key_str(struct tcprint *p, const char *name, const char *v)
 {
-	int bits = mask_bits(m, 6);
-
-	sb_add(b, "\n  %s %02x:%02x:%02x:%02x:%02x:%02x", name, a[0], a[1], a[2], a[3], a[4], a[5]);
-	if (bits < 0)
-		sb_add(b, "/%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
-	else if (bits < 48)
-		sb_add(b, "/%d", bits);
+	pr_text(p, "\n  %s ", name);
+	pr_string(p, PR_ANY, name, "%s", v);
 }
 
-static void print_ip(struct sbuf *b, const char *name, const uint8_t *a, const uint8_t *m, int fam)
+static void print_mac(struct tcprint *p, const char *name, const uint8_t *a, const uint8_t *m)
+{
+	int bits = mask_bits(m, 6);
+	char s[64];
+	int n = snprintf(s, sizeof(s), "%02x:%02x:%02x:%02x:%02x:%02x", a[0], a[1], a[2], a[3],
+			 a[4], a[5]);
+
+	if (bits < 0)
+		snprintf(s + n, sizeof(s) - (size_t)n, "/%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1],
+			 m[2], m[3], m[4], m[5]);
+	else if (bits < 48)
+		snprintf(s + n, sizeof(s) - (size_t)n, "/%d", bits);
+	print_key_str(p, name, s);
+}
+
+static void print_ip(struct tcprint *p, const char *name, const uint8_t *a, const uint8_t *m, int fam)
 {
 	size_t len = fam == 6 ? 16 : 4;
 	int bits = mask_bits(m, len);
-	char s[64];
+	char s[128], ms[64];
+	size_t n;
 
 	fmt_addr(s, sizeof(s), a, fam);
-	sb_add(b, "\n  %s %s", name, s);
+	n = strlen(s);
 	if (bits < 0) {
-		fmt_addr(s, sizeof(s), m, fam);
-		sb_add(b, "/%s", s);
+		fmt_addr(ms, sizeof(ms), m, fam);
+		snprintf(s + n, sizeof(s) - n, "/%s", ms);
 	} else if ((size_t)bits < len * 8) {
-		sb_add(b, "/%d", bits);
+		snprintf(s + n, sizeof(s) - n, "/%d", bits);
+	}
+	print_key_str(p, name, s);
+}
+
+/* print_masked_u8/be16: the value, and "/0x.." when the mask is not full;
+ * JSON the number and NAME_mask, the mask in hex */
+static void print_masked(struct tcprint *p, const char *name, unsigned v, unsigned m, unsigned full)
+{
+	char mname[64];
+
+	pr_text(p, "\n  %s ", name);
+	pr_uint(p, PR_ANY, name, "%u", v);
+	if (m != full) {
+		snprintf(mname, sizeof(mname), "%s_mask", name);
+		pr_hex(p, PR_ANY, mname, "/0x%x", m);
 	}
 }
 
-/* print_masked_u8/be16: the value, and "/0x.." when the mask is not full. */
-static void print_masked(struct sbuf *b, const char *name, unsigned v, unsigned m, unsigned full)
+/* a port range: text "\n  NAME MIN-MAX", JSON {"start","end"} */
+static void print_range(struct tcprint *p, const char *name, unsigned lo, unsigned hi)
 {
-	sb_add(b, "\n  %s %u", name, v);
-	if (m != full)
-		sb_add(b, "/0x%x", m);
+	pr_text(p, "\n  %s ", name);
+	pr_open_object(p, name);
+	pr_uint(p, PR_ANY, "start", "%u", lo);
+	pr_uint(p, PR_ANY, "end", "-%u", hi);
+	pr_close_object(p);
 }
 
-static void fl_dump_one(const struct fl_filter *f, struct sbuf *b)
+static void fl_dump_one(const struct fl_filter *f, struct tcprint *p)
 {
 	const struct cls_flower_key *k = &f->key, *m = &f->mask->key;
 	uint16_t eth_type = m->n_proto ? k->n_proto : 0;
 	uint8_t ipp = m->ip_proto ? k->ip_proto : 0xff;
 	int ports = ipp == IPPROTO_TCP_ || ipp == IPPROTO_UDP_ || ipp == IPPROTO_SCTP_;
+	char s[64];
 
-	sb_add(b, "handle 0x%x ", f->handle);
+	pr_uint(p, PR_ANY, "handle", "handle 0x%x ", f->handle);
 	if (f->classid) {
-		char c[32];
-
-		tc_print_classid(c, sizeof(c), f->classid);
-		sb_add(b, "classid %s ", c);
+		tc_print_classid(s, sizeof(s), f->classid);
+		pr_string(p, PR_ANY, "classid", "classid %s ", s);
 	}
-	if (m->vlan_id)
-		sb_add(b, "\n  vlan_id %u", k->vlan_id);
-	if (m->vlan_prio)
-		sb_add(b, "\n  vlan_prio %u", k->vlan_prio);
+	pr_open_object(p, "keys");
+	if (m->vlan_id) {
+		pr_text(p, "\n  vlan_id ");
+		pr_uint(p, PR_ANY, "vlan_id", "%u", k->vlan_id);
+	}
+	if (m->vlan_prio) {
+		pr_text(p, "\n  vlan_prio ");
+		pr_uint(p, PR_ANY, "vlan_prio", "%u", k->vlan_prio);
+	}
 	/* fl_dump_key: the next EtherType is dumped with n_proto only */
 	if (m->vlan_eth_type && m->n_proto) {
-		char p[32];
-
-		tc_print_protocol(p, sizeof(p), k->vlan_eth_type);
-		sb_add(b, "\n  vlan_ethtype %s", p);
+		tc_print_protocol(s, sizeof(s), k->vlan_eth_type);
+		print_key_str(p, "vlan_ethtype", s);
 	}
 	if (nonzero(m->dst_mac, 6))
-		print_mac(b, "dst_mac", k->dst_mac, m->dst_mac);
+		print_mac(p, "dst_mac", k->dst_mac, m->dst_mac);
 	if (nonzero(m->src_mac, 6))
-		print_mac(b, "src_mac", k->src_mac, m->src_mac);
+		print_mac(p, "src_mac", k->src_mac, m->src_mac);
 	if (m->n_proto) {
 		if (eth_type == ETH_P_IP)
-			sb_add(b, "\n  eth_type ipv4");
+			snprintf(s, sizeof(s), "ipv4");
 		else if (eth_type == ETH_P_IPV6)
-			sb_add(b, "\n  eth_type ipv6");
+			snprintf(s, sizeof(s), "ipv6");
 		else if (eth_type == 0x0806)
-			sb_add(b, "\n  eth_type arp");
+			snprintf(s, sizeof(s), "arp");
 		else if (eth_type == 0x8035)
-			sb_add(b, "\n  eth_type rarp");
+			snprintf(s, sizeof(s), "rarp");
 		else
-			sb_add(b, "\n  eth_type %04x", eth_type);
+			snprintf(s, sizeof(s), "%04x", eth_type);
+		print_key_str(p, "eth_type", s);
 	}
 	if (m->ip_proto) {
 		static const struct {
@@ -1134,47 +1145,51 @@ static void fl_dump_one(const struct fl_filter *f, struct sbuf *b)
 			if (names[i].p == ipp)
 				name = names[i].name;
 		if (name)
-			sb_add(b, "\n  ip_proto %s", name);
+			snprintf(s, sizeof(s), "%s", name);
 		else
-			sb_add(b, "\n  ip_proto %02x", ipp);
+			snprintf(s, sizeof(s), "%02x", ipp);
+		print_key_str(p, "ip_proto", s);
 	}
 	if (m->tos)
-		print_masked(b, "ip_tos", k->tos, m->tos, 0xff);
+		print_masked(p, "ip_tos", k->tos, m->tos, 0xff);
 	if (m->ttl)
-		print_masked(b, "ip_ttl", k->ttl, m->ttl, 0xff);
+		print_masked(p, "ip_ttl", k->ttl, m->ttl, 0xff);
 	if (m->addr_type && (eth_type == ETH_P_IP || eth_type == ETH_P_IPV6)) {
 		/* flower_print_ip_addr picks the family from eth_type */
 		int fam = eth_type == ETH_P_IP ? 4 : 6;
 
 		if (fam == k->addr_type) {
 			if (nonzero(m->dst, fam == 4 ? 4 : 16))
-				print_ip(b, "dst_ip", k->dst, m->dst, fam);
+				print_ip(p, "dst_ip", k->dst, m->dst, fam);
 			if (nonzero(m->src, fam == 4 ? 4 : 16))
-				print_ip(b, "src_ip", k->src, m->src, fam);
+				print_ip(p, "src_ip", k->src, m->src, fam);
 		}
 	}
 	if (ports) {
 		if (m->dport)
-			print_masked(b, "dst_port", k->dport, m->dport, 0xffff);
+			print_masked(p, "dst_port", k->dport, m->dport, 0xffff);
 		if (m->sport)
-			print_masked(b, "src_port", k->sport, m->sport, 0xffff);
+			print_masked(p, "src_port", k->sport, m->sport, 0xffff);
 		if (m->dport_min)
-			sb_add(b, "\n  dst_port %u-%u", k->dport_min, k->dport_max);
+			print_range(p, "dst_port", k->dport_min, k->dport_max);
 		if (m->sport_min)
-			sb_add(b, "\n  src_port %u-%u", k->sport_min, k->sport_max);
+			print_range(p, "src_port", k->sport_min, k->sport_max);
 	}
-	if (m->tcp_flags)
-		sb_add(b, "\n  tcp_flags 0x%x/%x", k->tcp_flags, m->tcp_flags);
+	if (m->tcp_flags) {
+		snprintf(s, sizeof(s), "0x%x/%x", k->tcp_flags, m->tcp_flags);
+		print_key_str(p, "tcp_flags", s);
+	}
 	if ((eth_type == ETH_P_IP && ipp == IPPROTO_ICMP_) || (eth_type == ETH_P_IPV6 && ipp == IPPROTO_ICMPV6_)) {
 		if (m->icmp_type)
-			print_masked(b, "icmp_type", k->icmp_type, m->icmp_type, 0xff);
+			print_masked(p, "icmp_type", k->icmp_type, m->icmp_type, 0xff);
 		if (m->icmp_code)
-			print_masked(b, "icmp_code", k->icmp_code, m->icmp_code, 0xff);
+			print_masked(p, "icmp_code", k->icmp_code, m->icmp_code, 0xff);
 	}
+	pr_close_object(p);
 	if (f->flags & FL_SKIP_HW)
-		sb_add(b, "\n  skip_hw");
+		pr_bool(p, PR_ANY, "skip_hw", "\n  skip_hw", 1);
 	/* TCA_CLS_FLAGS_NOT_IN_HW: nothing is offloaded in tcsim */
-	sb_add(b, "\n  not_in_hw");
+	pr_bool(p, PR_ANY, "not_in_hw", "\n  not_in_hw", 1);
 }
 
 /* fl_walk: the filters by ascending handle (the idr's order). */
@@ -1196,21 +1211,18 @@ static const struct fl_filter *fl_nth(const struct fl_head *head, size_t i)
 	}
 }
 
-static void cls_fl_dump(const struct tcf_proto *tp, void (*line)(void *arg, const char *text),
-			void *arg)
+static void cls_fl_dump(const struct tcf_proto *tp, struct tcf_dump *d)
 {
 	const struct fl_head *head = tp->priv;
-	char text[2048];
 
 	for (size_t i = 0;; i++) {
 		const struct fl_filter *f = fl_nth(head, i);
-		struct sbuf b = {text, sizeof(text), 0};
 
 		if (!f)
 			break;
-		text[0] = 0;
-		fl_dump_one(f, &b);
-		line(arg, text);
+		d->begin(d);
+		fl_dump_one(f, d->p);
+		d->end(d);
 	}
 }
 

@@ -346,27 +346,34 @@ static void fw_destroy(struct tcf_proto *tp)
 /* fw_walk's order: bucket by bucket, each newest first. A filter without
  * a classid has no options in the kernel's dump, and tc then prints
  * nothing after the header. */
-static void fw_dump(const struct tcf_proto *tp, void (*line)(void *arg, const char *text),
-		    void *arg)
+static void fw_dump(const struct tcf_proto *tp, struct tcf_dump *d)
 {
 	const struct fw_head *head = tp->priv;
+	struct tcprint *p = d->p;
 
 	if (!head || !head->has_table)
 		return;
 	for (int b = 0; b < FW_BUCKETS; b++)
 		for (const struct fw_filter *f = head->ht[b]; f; f = f->next) {
-			char text[128] = "", cid[32];
-			size_t n = 0;
+			char cid[32];
 
+			d->begin(d);
 			if (f->classid) {
-				n += (size_t)snprintf(text, sizeof(text), "handle 0x%x", f->id);
-				if (head->mask != 0xffffffffu)
-					n += (size_t)snprintf(text + n, sizeof(text) - n, "/0x%x",
-							      head->mask);
+				/* 6.1 prints these as text inside its JSON (not
+				 * JSON); these are later iproute2's keys */
+				pr_open_object(p, "fw");
+				if (head->mask != 0xffffffffu) {
+					pr_0xhex(p, PR_ANY, "mark", "handle 0x%llx", f->id);
+					pr_0xhex(p, PR_ANY, "mask", "/0x%llx", head->mask);
+				} else {
+					pr_0xhex(p, PR_ANY, "mark", "handle 0x%llx", f->id);
+					pr_0xhex(p, PR_JSON, "mask", NULL, 0xffffffffu);
+				}
+				pr_close_object(p);
 				tc_print_classid(cid, sizeof(cid), f->classid);
-				snprintf(text + n, sizeof(text) - n, " classid %s ", cid);
+				pr_string(p, PR_ANY, "classid", " classid %s ", cid);
 			}
-			line(arg, text);
+			d->end(d);
 		}
 }
 

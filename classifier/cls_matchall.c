@@ -170,39 +170,36 @@ static void mall_destroy(struct tcf_proto *tp)
 
 /* matchall_print_opt: the handle, the flowid when one is set, the flags
  * each on a line of its own; with stats, the rule's hits after the last. */
-static void mall_print(const struct tcf_proto *tp, int stats,
-		       void (*line)(void *arg, const char *text), void *arg)
+static void mall_print(const struct tcf_proto *tp, int stats, struct tcf_dump *d)
 {
 	const struct mall_head *head = tp->priv;
-	char text[256], cid[32];
-	size_t n = 0;
+	struct tcprint *p = d->p;
+	char cid[32];
 
 	if (!head)
 		return;
-	n += (size_t)snprintf(text + n, sizeof(text) - n, "handle 0x%x ", head->handle);
+	d->begin(d);
+	pr_uint(p, PR_ANY, "handle", "handle 0x%x ", head->handle);
 	if (head->classid) {
 		tc_print_classid(cid, sizeof(cid), head->classid);
-		n += (size_t)snprintf(text + n, sizeof(text) - n, "flowid %s ", cid);
+		pr_string(p, PR_ANY, "flowid", "flowid %s ", cid);
 	}
 	if (head->flags & MALL_SKIP_HW)
-		n += (size_t)snprintf(text + n, sizeof(text) - n, "\n  skip_hw");
-	n += (size_t)snprintf(text + n, sizeof(text) - n, "\n  not_in_hw");
+		pr_bool(p, PR_ANY, "skip_hw", "\n  skip_hw", 1);
+	pr_bool(p, PR_ANY, "not_in_hw", "\n  not_in_hw", 1);
 	if (stats)
-		snprintf(text + n, sizeof(text) - n, " (rule hit %llu)",
-			 (unsigned long long)tp->hits);
-	line(arg, text);
+		pr_u64(p, PR_ANY, "rule_hit", " (rule hit %llu)", tp->hits);
+	d->end(d);
 }
 
-static void mall_dump(const struct tcf_proto *tp, void (*line)(void *arg, const char *text),
-		      void *arg)
+static void mall_dump(const struct tcf_proto *tp, struct tcf_dump *d)
 {
-	mall_print(tp, 0, line, arg);
+	mall_print(tp, 0, d);
 }
 
-static void mall_dump_stats(const struct tcf_proto *tp, void (*line)(void *arg, const char *text),
-			    void *arg)
+static void mall_dump_stats(const struct tcf_proto *tp, struct tcf_dump *d)
 {
-	mall_print(tp, 1, line, arg);
+	mall_print(tp, 1, d);
 }
 
 static size_t mall_count(const struct tcf_proto *tp)

@@ -1632,79 +1632,84 @@ static void print_handle(char *buf, size_t len, uint32_t h)
 		snprintf(buf + n, len - n, ":%x", U32_NODE(h));
 }
 
-static void dump_knode(FILE *f, const struct u32_knode *n)
+static void dump_knode(struct tcprint *p, const struct u32_knode *n)
 {
 	char b[64];
 
 	print_handle(b, sizeof(b), n->handle);
-	fprintf(f, "fh %s order %u key ht %x bkt %x ", b, U32_NODE(n->handle),
-		U32_USERHTID(n->handle), U32_HASH(n->handle));
+	pr_string(p, PR_ANY, "fh", "fh %s ", b);
+	pr_uint(p, PR_ANY, "order", "order %u ", U32_NODE(n->handle));
+	pr_hex(p, PR_ANY, "key_ht", "key ht %x ", U32_USERHTID(n->handle));
+	pr_hex(p, PR_ANY, "bkt", "bkt %x ", U32_HASH(n->handle));
 	/* 6.1 looks at the selector's terminal flag before reading the
 	 * selector: a classid always gets its star */
 	if (n->classid) {
 		tc_print_classid(b, sizeof(b), n->classid);
-		fprintf(f, "*flowid %s ", b);
+		pr_string(p, PR_ANY, "flowid", "*flowid %s ", b);
 	}
 	if (n->ht_down) {
 		print_handle(b, sizeof(b), n->ht_down->handle);
-		fprintf(f, "link %s ", b);
+		pr_string(p, PR_ANY, "link", "link %s ", b);
 	}
 	if (n->flags & FLAG_SKIP_HW)
-		fprintf(f, "skip_hw ");
-	fprintf(f, "not_in_hw ");
-	if (n->mark_val || n->mark_mask)
-		fprintf(f, "\n  mark 0x%04x 0x%04x (success %u)", n->mark_val, n->mark_mask,
-			(unsigned int)n->mark_success);
-	for (int i = 0; i < n->sel.nkeys; i++)
-		fprintf(f, "\n  match %08x/%08x at %s%d", n->keys[i].val, n->keys[i].mask,
-			n->keys[i].offmask ? "nexthdr+" : "", n->keys[i].off);
+		pr_bool(p, PR_ANY, "skip_hw", "skip_hw ", 1);
+	pr_bool(p, PR_ANY, "not_in_hw", "not_in_hw ", 1);
+	if (n->mark_val || n->mark_mask) {
+		pr_0xhex(p, PR_JSON, "fwmark_value", NULL, n->mark_val);
+		pr_0xhex(p, PR_JSON, "fwmark_mask", NULL, n->mark_mask);
+		pr_text(p, "\n  mark 0x%04x 0x%04x ", n->mark_val, n->mark_mask);
+		pr_uint(p, PR_ANY, "fwmark_success", "(success %u)", (unsigned int)n->mark_success);
+	}
+	for (int i = 0; i < n->sel.nkeys; i++) {
+		/* one "match" member per key, as 6.1 prints them (repeated) */
+		pr_open_object(p, "match");
+		pr_hex(p, PR_ANY, "value", "\n  match %08x", n->keys[i].val);
+		pr_hex(p, PR_ANY, "mask", "/%08x ", n->keys[i].mask);
+		pr_string(p, PR_ANY, "offmask", "at %s", n->keys[i].offmask ? "nexthdr+" : "");
+		pr_int(p, PR_ANY, "off", "%d", n->keys[i].off);
+		pr_close_object(p);
+	}
 	if (n->sel.flags & (U32_VAROFFSET | U32_OFFSET)) {
-		fprintf(f, "\n    offset ");
-		if (n->sel.flags & U32_VAROFFSET)
-			fprintf(f, "%04x>>%d at %d ", n->sel.offmask, n->sel.offshift, n->sel.offoff);
+		pr_text(p, "\n    offset ");
+		if (n->sel.flags & U32_VAROFFSET) {
+			pr_hex(p, PR_ANY, "offset_mask", "%04x", n->sel.offmask);
+			pr_int(p, PR_ANY, "offset_shift", ">>%d ", n->sel.offshift);
+			pr_int(p, PR_ANY, "offset_off", "at %d ", n->sel.offoff);
+		}
 		if (n->sel.off)
-			fprintf(f, "plus %d ", n->sel.off);
+			pr_int(p, PR_ANY, "plus", "plus %d ", n->sel.off);
 	}
 	if (n->sel.flags & U32_EAT)
-		fprintf(f, " eat ");
-	if (n->sel.hmask)
-		fprintf(f, "\n    hash mask %08x at %d ", n->sel.hmask, n->sel.hoff);
+		pr_bool(p, PR_ANY, "eat", " eat ", 1);
+	if (n->sel.hmask) {
+		pr_hex(p, PR_ANY, "hash_mask", "\n    hash mask %08x ", n->sel.hmask);
+		pr_int(p, PR_ANY, "hash_off", "at %d ", n->sel.hoff);
+	}
 }
 
 /* u32_walk: the tables made at this filter's pref, newest first, each
  * followed by its nodes bucket by bucket. */
-static void cls_u32_dump(const struct tcf_proto *tp, void (*line)(void *arg, const char *text),
-			 void *arg)
+static void cls_u32_dump(const struct tcf_proto *tp, struct tcf_dump *d)
 {
 	const struct u32_head *head = tp->priv;
 
 	if (!head)
 		return;
 	for (const struct u32_hnode *ht = head->c->hlist; ht; ht = ht->next) {
-		char *text = NULL, b[64];
-		size_t len = 0;
-		FILE *f;
+		char b[64];
 
 		if (ht->prio != tp->prio)
 			continue;
 		print_handle(b, sizeof(b), ht->handle);
-		f = open_memstream(&text, &len);
-		if (!f)
-			return;
-		fprintf(f, "fh %s ht divisor %u ", b, ht->divisor + 1);
-		fclose(f);
-		line(arg, text);
-		free(text);
+		d->begin(d);
+		pr_string(d->p, PR_ANY, "fh", "fh %s ", b);
+		pr_int(d->p, PR_ANY, "ht_divisor", "ht divisor %d ", (int)(ht->divisor + 1));
+		d->end(d);
 		for (unsigned int h = 0; h <= ht->divisor; h++)
 			for (const struct u32_knode *n = ht->ht[h]; n; n = n->next) {
-				text = NULL;
-				f = open_memstream(&text, &len);
-				if (!f)
-					return;
-				dump_knode(f, n);
-				fclose(f);
-				line(arg, text);
-				free(text);
+				d->begin(d);
+				dump_knode(d->p, n);
+				d->end(d);
 			}
 	}
 }

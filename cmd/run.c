@@ -48,6 +48,8 @@ static const char usage_run[] =
 	"  --force          as tc -force: report a failing tc line, go on, exit 1 at the end\n"
 	"output:\n"
 	"  --json OUT|-     the results as JSON (README, JSON); '-' = only JSON, on stdout\n"
+	"  --tc-json FILE   what tc -s -j qdisc|class|filter show print at the end, as one\n"
+	"                   JSON object {\"qdisc\": [...], \"class\": [...], \"filter\": [...]}\n"
 	"  --pcap-out DIR   per device and band: DEV-BAND-sent.pcap (stamped at departure) and\n"
 	"                   DEV-BAND-dropped.pcap (stamped at arrival), nanosecond pcap\n"
 	"  --pcap-format pcap|pcapng  pcapng: one DEV-BAND.pcapng per band instead, each packet\n"
@@ -69,16 +71,18 @@ static const char usage_run[] =
 struct json_out {
 	struct outfile o; /* o.f NULL: no file (none asked, or "-") */
 	const char *path;
+	const char *opt; /* "--json" or "--tc-json" (tc_show_json) */
 };
 
-static int json_open(struct json_out *j, const char *path)
+static int json_open(struct json_out *j, const char *path, const char *opt)
 {
 	j->path = path;
+	j->opt = opt;
 	j->o = (struct outfile){0};
 	if (!path || !strcmp(path, "-"))
 		return 0;
 	if (outfile_open(&j->o, path, "w")) {
-		fprintf(stderr, "tcsim: --json %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "tcsim: %s %s: %s\n", opt, path, strerror(errno));
 		return 1;
 	}
 	return 0;
@@ -93,9 +97,12 @@ static int json_commit(struct json_out *j, const struct sim *s)
 {
 	if (!j->o.f)
 		return 0;
-	report_json(s, j->o.f);
+	if (!strcmp(j->opt, "--tc-json"))
+		tc_show_json(s, j->o.f, 0);
+	else
+		report_json(s, j->o.f);
 	if (outfile_commit(&j->o)) {
-		fprintf(stderr, "tcsim: --json %s: %s\n", j->path, strerror(errno));
+		fprintf(stderr, "tcsim: %s %s: %s\n", j->opt, j->path, strerror(errno));
 		return 1;
 	}
 	return 0;
@@ -181,9 +188,10 @@ static void capture_warnings(const struct sim *s)
 
 int cmd_sim_run(int argc, char **argv)
 {
-	enum { O_JSON = 256, O_PCAP, O_PLOT, O_PLOTINT, O_TRACE, O_TFILTER, O_QUIET, O_EPOCH, O_FORMAT, O_HELP };
+	enum { O_JSON = 256, O_TCJSON, O_PCAP, O_PLOT, O_PLOTINT, O_TRACE, O_TFILTER, O_QUIET, O_EPOCH, O_FORMAT, O_HELP };
 	static const struct option own[] = {
 	    {"json", required_argument, NULL, O_JSON},
+	    {"tc-json", required_argument, NULL, O_TCJSON},
 	    {"trace", required_argument, NULL, O_TRACE},
 	    {"trace-filter", required_argument, NULL, O_TFILTER},
 	    {"pcap-out", required_argument, NULL, O_PCAP},
@@ -199,7 +207,7 @@ int cmd_sim_run(int argc, char **argv)
 	struct run_opts opts;
 	struct sim_config cfg;
 	struct sim s;
-	struct json_out jo = {0};
+	struct json_out jo = {0}, tj = {0};
 	struct output_opts oo = {0};
 	struct outputs *outs = NULL;
 	char *tcout = NULL;
@@ -207,7 +215,7 @@ int cmd_sim_run(int argc, char **argv)
 	const char *trace_path = NULL, *trace_filter = NULL;
 	struct trace *tr = NULL;
 	FILE *tcmem;
-	const char *tcfile = NULL, *json = NULL;
+	const char *tcfile = NULL, *json = NULL, *tcjson = NULL;
 	char err[1024];
 	int c, li = 0, rc = 1, quiet = 0;
 	struct progress prog = {0};
@@ -225,6 +233,7 @@ int cmd_sim_run(int argc, char **argv)
 		else if (r == 0)
 			switch (c) {
 			case O_JSON: json = a; break;
+			case O_TCJSON: tcjson = a; break;
 			case O_TRACE: trace_path = a; break;
 			case O_TFILTER: trace_filter = a; break;
 			case O_QUIET: quiet = 1; break;
@@ -252,12 +261,21 @@ int cmd_sim_run(int argc, char **argv)
 			"tcsim run: give --tc FILE and at least one CAPTURE (tcsim run --help)\n");
 		return 2;
 	}
-	if (json_open(&jo, json))
+	if (tcjson && !strcmp(tcjson, "-")) {
+		fprintf(stderr, "tcsim run: --tc-json needs a FILE (tc -j in the tc file prints to stdout)\n");
+		return 2;
+	}
+	if (json_open(&jo, json, "--json"))
 		return 1;
+	if (json_open(&tj, tcjson, "--tc-json")) {
+		json_abort(&jo);
+		return 1;
+	}
 	tcmem = open_memstream(&tcout, &tcout_len);
 	if (!tcmem || sim_init(&s, &cfg)) {
 		fprintf(stderr, "tcsim: out of memory\n");
 		json_abort(&jo);
+		json_abort(&tj);
 		if (tcmem)
 			fclose(tcmem);
 		free(tcout);
@@ -346,6 +364,8 @@ int cmd_sim_run(int argc, char **argv)
 	else
 		report_text(&s, stdout);
 	rc = json_commit(&jo, &s);
+	if (!rc)
+		rc = json_commit(&tj, &s);
 	if (!rc && opts.script.failed) {
 		fprintf(stderr, "tcsim run: %d tc command%s failed and %s passed over (--force)\n",
 			opts.script.failed, opts.script.failed == 1 ? "" : "s",
@@ -355,6 +375,7 @@ int cmd_sim_run(int argc, char **argv)
 out:
 	progress_end(&prog);
 	json_abort(&jo);
+	json_abort(&tj);
 	trace_close(tr);
 	outputs_abort(outs);
 	fclose(tcmem);

@@ -594,7 +594,7 @@ int kc_build_tree(struct nl_sock *sk, struct rtnl_link *link, const struct qdisc
 	if (!f)
 		return kc_rfail(r, KCHECK_ERROR, "out of memory");
 	if (q->ops->dump) /* noqueue has no options to dump */
-		q->ops->dump(q, f, 1);
+		qdisc_dump_text(q, f, 1);
 	fclose(f);
 	tc_print_classid(h, sizeof(h), q->handle);
 	if (q->ops == &htb_qdisc_ops || q->ops == &tbf_qdisc_ops || q->ops == &codel_qdisc_ops ||

@@ -144,7 +144,7 @@ static void fifo_limit_text(const struct qdisc *q, char *buf, size_t n)
 	buf[0] = 0;
 	if (!f)
 		return;
-	q->ops->dump(q, f, 0);
+	qdisc_dump_text(q, f, 0);
 	fclose(f);
 	if (text && !strncmp(text, "limit ", 6))
 		snprintf(buf, n, "%s", text + 6);

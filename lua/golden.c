@@ -10,6 +10,7 @@
 #include "json.h"
 #include "json_diff.h"
 #include "lua_tcsim.h"
+#include "report.h"
 #include "version.h"
 
 static const char *base_name(const char *path)
@@ -76,7 +77,7 @@ static char *results_doc(lua_State *L, struct scenario *sc, size_t *len, int mad
 
 	if (!f)
 		return NULL;
-	fputs("{\n\"tcsim\": 1,\n\"scenario\": \"", f);
+	fputs("{\n\"tcsim\": 1,\n\"schema_version\": \"" REPORT_SCHEMA_VERSION "\",\n\"scenario\": \"", f);
 	json_chars(f, base_name(sc->path));
 	fputs("\",\n", f);
 	if (made_with) {
@@ -243,8 +244,11 @@ static int compare_golden(lua_State *L, struct scenario *sc, const char *text, s
 		return 1;
 	}
 	/* a golden records results: a renamed scenario keeps its golden */
-	/* ... and which tcsim made it: a new version does not fail every golden */
-	static const char *const ignore[] = {"scenario", "made_with", NULL};
+	/* ... and which tcsim made it: a new version does not fail every golden;
+	 * the schema's version is told apart, not counted as a difference */
+	static const char *const ignore[] = {"scenario", "made_with", "schema_version",
+					     "*.schema_version", NULL};
+	const char *gv = json_string(json_get(want, "schema_version"));
 
 	d.ignore = ignore;
 	d.rel_tol = o->tol_rel;
@@ -255,6 +259,10 @@ static int compare_golden(lua_State *L, struct scenario *sc, const char *text, s
 	n = json_diff(want, got, &d, stdout);
 	if (n >= 0)
 		made_with_note(L, sc, want, n);
+	if (n > 0 && (!gv || strcmp(gv, REPORT_SCHEMA_VERSION)))
+		printf("note: %s holds results of schema %s, tcsim writes %s: members added "
+		       "since show as only in actual (--write-golden renews it)\n",
+		       o->expect, gv ? gv : "1.0", REPORT_SCHEMA_VERSION);
 	json_free(want);
 	json_free(got);
 	if (n < 0) {

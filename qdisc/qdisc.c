@@ -355,3 +355,13 @@ void qdisc_for_each(struct qdisc *root, void (*fn)(struct qdisc *q, void *arg), 
 	if (root->ops->walk)
 		root->ops->walk(root, each_class, &ctx);
 }
+
+void qdisc_dump_text(const struct qdisc *q, FILE *out, int details)
+{
+	struct tcprint p;
+
+	if (!q->ops->dump)
+		return;
+	pr_init(&p, out, 0, 0);
+	q->ops->dump(q, &p, details);
+}

@@ -170,8 +170,10 @@ struct qdisc_ops {
 	const struct pkt *(*head)(const struct qdisc *q);
 	void (*reset)(struct qdisc *q);   /* drops everything queued */
 	void (*destroy)(struct qdisc *q); /* frees children and private state */
-	/* The options part of `tc qdisc show`, e.g. "bands 3 priomap 1 2 ..." */
-	void (*dump)(const struct qdisc *q, FILE *out, int details); /* details: tc -d */
+	/* The options part of `tc qdisc show`, e.g. "bands 3 priomap 1 2 ...",
+	 * and of `tc -j qdisc show` (the members of "options") from the same
+	 * calls: one pr_* call per field with iproute2 6.1's key and text. */
+	void (*dump)(const struct qdisc *q, struct tcprint *p, int details); /* details: tc -d */
 	void (*timer)(struct qdisc *q); /* a timer armed through env fired */
 	/* While q is empty, is each firing of its timer one env->random draw and
 	 * a re-arm `period` ns later, and nothing else (sfq's perturbation)? Then
@@ -205,9 +207,10 @@ struct qdisc_ops {
 	struct tcf_chain *(*class_chain)(struct qdisc *q, uint32_t classid);
 	/* tc class show: the kind's options after "class KIND ID parent P
 	 * [leaf H:] ", and with -s the kind's xstats lines (print_xstats) */
-	void (*class_dump)(const struct qdisc *q, const struct qdisc_class *c, FILE *out,
-			   int details);
-	void (*class_dump_xstats)(const struct qdisc *q, const struct qdisc_class *c, FILE *out);
+	void (*class_dump)(const struct qdisc *q, const struct qdisc_class *c,
+			   struct tcprint *p, int details);
+	void (*class_dump_xstats)(const struct qdisc *q, const struct qdisc_class *c,
+				  struct tcprint *p);
 
 	/* ---- extra counters for the JSON results and Lua (report.c) ----
 	 * The i-th (name, value) of the kind's own counters, as tc -s names
@@ -224,8 +227,9 @@ struct qdisc_ops {
 	void (*class_where)(struct qdisc *q, uint32_t classid, const char *where);
 
 	/* tc -s qdisc show: the kind's xstats lines after the backlog line
-	 * (print_xstats of tc/q_KIND.c), each ending in a newline. NULL: none. */
-	void (*dump_xstats)(const struct qdisc *q, FILE *out);
+	 * (print_xstats of tc/q_KIND.c), each ending in a newline; with JSON
+	 * iproute2's keys, members of the qdisc's object. NULL: none. */
+	void (*dump_xstats)(const struct qdisc *q, struct tcprint *p);
 	/* TCQ_F_CAN_BYPASS: 1 if, as the root of an idle device with nothing
 	 * queued, q lets a packet go straight to the wire (__dev_xmit_skb),
 	 * counted in its bstats only. NULL: never. (The fifos have the flag
@@ -279,6 +283,9 @@ void qdisc_for_each(struct qdisc *root, void (*fn)(struct qdisc *q, void *arg), 
 int qdisc_in_tree(const struct qdisc *root, const struct qdisc *q);
 /* The qdisc with this handle in the tree under root, or NULL. */
 struct qdisc *qdisc_lookup(struct qdisc *root, uint32_t handle);
+/* q's options as `tc qdisc show` prints them (ops->dump through a text
+ * printer; nothing for a kind without a dump) */
+void qdisc_dump_text(const struct qdisc *q, FILE *out, int details);
 
 /* The watchdog of a non-work-conserving qdisc: a qdisc that holds packets
  * but answers NULL to a dequeue arms it for the time it may send, and the

@@ -259,19 +259,18 @@ static void codel_reset(struct qdisc *q)
 	codel_vars_init(&cd->vars);
 }
 
-static void codel_dump(const struct qdisc *q, FILE *out, int details)
+static void codel_dump(const struct qdisc *q, struct tcprint *p, int details)
 {
 	const struct codel_sched_data *cd = q->priv;
-	char b[TC_SPRINT_BSIZE];
 
-	fprintf(out, "limit %up ", cd->limit);
-	fprintf(out, "target %s ", tc_sprint_time(codel_time_to_us(cd->params.target), b));
+	pr_uint(p, PR_ANY, "limit", "limit %up ", cd->limit);
+	pr_time(p, PR_ANY, "target", "target %s ", codel_time_to_us(cd->params.target));
 	if (cd->params.ce_threshold != CODEL_DISABLED_THRESHOLD)
-		fprintf(out, "ce_threshold %s ",
-			tc_sprint_time(codel_time_to_us(cd->params.ce_threshold), b));
-	fprintf(out, "interval %s ", tc_sprint_time(codel_time_to_us(cd->params.interval), b));
+		pr_time(p, PR_ANY, "ce_threshold", "ce_threshold %s ",
+			codel_time_to_us(cd->params.ce_threshold));
+	pr_time(p, PR_ANY, "interval", "interval %s ", codel_time_to_us(cd->params.interval));
 	if (cd->params.ecn)
-		fputs("ecn ", out);
+		pr_bool(p, PR_ANY, "ecn", "ecn ", 1);
 }
 
 /* drop_next as codel_dump_stats gives it: microseconds from now while
@@ -288,25 +287,29 @@ static int32_t codel_drop_next_us(const struct qdisc *q)
 			  : -(int32_t)codel_time_to_us((codel_time_t)-delta);
 }
 
-static void codel_dump_xstats(const struct qdisc *q, FILE *out)
+static void codel_dump_xstats(const struct qdisc *q, struct tcprint *p)
 {
 	const struct codel_sched_data *cd = q->priv;
 	char b[TC_SPRINT_BSIZE];
 	int32_t next = codel_drop_next_us(q);
 
-	fprintf(out, "  count %u lastcount %u ldelay %s", cd->vars.count, cd->vars.lastcount,
-		tc_sprint_time(codel_time_to_us(cd->vars.ldelay), b));
+	pr_uint(p, PR_ANY, "count", "  count %u", cd->vars.count);
+	pr_uint(p, PR_ANY, "lastcount", " lastcount %u", cd->vars.lastcount);
+	pr_time(p, PR_ANY, "ldelay", " ldelay %s", codel_time_to_us(cd->vars.ldelay));
 	if (cd->vars.dropping)
-		fputs(" dropping", out);
+		pr_bool(p, PR_ANY, "dropping", " dropping", 1);
+	pr_int(p, PR_JSON, "drop_next", NULL, next);
 	if (next < 0)
-		fprintf(out, " drop_next -%s", tc_sprint_time((uint32_t)-next, b));
+		pr_string(p, PR_TEXT, NULL, " drop_next -%s", tc_sprint_time((uint32_t)-next, b));
 	else
-		fprintf(out, " drop_next %s", tc_sprint_time((uint32_t)next, b));
-	fprintf(out, "\n  maxpacket %u ecn_mark %u drop_overlimit %u", cd->stats.maxpacket,
-		cd->stats.ecn_mark, cd->drop_overlimit);
+		pr_string(p, PR_TEXT, NULL, " drop_next %s", tc_sprint_time((uint32_t)next, b));
+	pr_text(p, "\n");
+	pr_uint(p, PR_ANY, "maxpacket", "  maxpacket %u", cd->stats.maxpacket);
+	pr_uint(p, PR_ANY, "ecn_mark", " ecn_mark %u", cd->stats.ecn_mark);
+	pr_uint(p, PR_ANY, "drop_overlimit", " drop_overlimit %u", cd->drop_overlimit);
 	if (cd->stats.ce_mark)
-		fprintf(out, " ce_mark %u", cd->stats.ce_mark);
-	fputc('\n', out);
+		pr_uint(p, PR_ANY, "ce_mark", " ce_mark %u", cd->stats.ce_mark);
+	pr_text(p, "\n");
 }
 
 static int codel_xstat(const struct qdisc *q, int i, const char **name, int64_t *v)
@@ -321,6 +324,9 @@ static int codel_xstat(const struct qdisc *q, int i, const char **name, int64_t 
 	case 4: *name = "ecn_mark"; *v = cd->stats.ecn_mark; return 0;
 	case 5: *name = "drop_overlimit"; *v = cd->drop_overlimit; return 0;
 	case 6: *name = "ce_mark"; *v = cd->stats.ce_mark; return 0;
+	/* the rest of what tc -s shows (schema 1.1) */
+	case 7: *name = "dropping"; *v = cd->vars.dropping; return 0;
+	case 8: *name = "drop_next_us"; *v = codel_drop_next_us(q); return 0;
 	default: return 1;
 	}
 }

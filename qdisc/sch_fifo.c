@@ -156,15 +156,14 @@ static int fifo_change(struct qdisc *q, int argc, char **argv, char *err, size_t
 	return r;
 }
 
-static void pfifo_dump(const struct qdisc *q, FILE *out, int details)
+static void pfifo_dump(const struct qdisc *q, struct tcprint *p, int details)
 {
-	fprintf(out, "limit %up", ((struct fifo_sched_data *)q->priv)->limit);
+	pr_uint(p, PR_ANY, "limit", "limit %up", ((struct fifo_sched_data *)q->priv)->limit);
 }
 
-static void bfifo_dump(const struct qdisc *q, FILE *out, int details)
+static void bfifo_dump(const struct qdisc *q, struct tcprint *p, int details)
 {
-	fputs("limit ", out);
-	tc_print_size(out, ((struct fifo_sched_data *)q->priv)->limit);
+	pr_size(p, PR_ANY, "limit", "limit %s", ((struct fifo_sched_data *)q->priv)->limit);
 }
 
 const struct qdisc_ops pfifo_qdisc_ops = {
@@ -300,11 +299,15 @@ static void pfifo_fast_reset(struct qdisc *q)
 	q->s.backlog = 0;
 }
 
-static void pfifo_fast_dump(const struct qdisc *q, FILE *out, int details)
+/* iproute2 prints pfifo_fast with prio's print_opt */
+static void pfifo_fast_dump(const struct qdisc *q, struct tcprint *p, int details)
 {
-	fputs("bands 3 priomap", out);
+	pr_uint(p, PR_ANY, "bands", "bands %u ", 3);
+	pr_open_array(p, "priomap", "priomap");
 	for (int i = 0; i < 16; i++)
-		fprintf(out, " %u", prio2band[i]);
+		pr_uint(p, PR_ANY, NULL, " %u", prio2band[i]);
+	pr_close_array(p, NULL);
+	pr_bool(p, PR_JSON, "multiqueue", NULL, 0);
 }
 
 const struct qdisc_ops pfifo_fast_qdisc_ops = {

@@ -749,43 +749,50 @@ static void fqc_destroy(struct qdisc *q)
 
 /* ---- dumps ---- */
 
-static void fqc_dump(const struct qdisc *q, FILE *out, int details)
+static void fqc_dump(const struct qdisc *q, struct tcprint *p, int details)
 {
 	const struct fqc_sched_data *fd = q->priv;
-	char b[TC_SPRINT_BSIZE];
 
-	fprintf(out, "limit %up flows %u quantum %u ", fd->limit, fd->flows_cnt, fd->quantum);
-	fprintf(out, "target %s ", tc_sprint_time(codel_time_to_us(fd->cparams.target), b));
+	pr_uint(p, PR_ANY, "limit", "limit %up ", fd->limit);
+	pr_uint(p, PR_ANY, "flows", "flows %u ", fd->flows_cnt);
+	pr_uint(p, PR_ANY, "quantum", "quantum %u ", fd->quantum);
+	pr_time(p, PR_ANY, "target", "target %s ", codel_time_to_us(fd->cparams.target));
 	if (fd->cparams.ce_threshold != CODEL_DISABLED_THRESHOLD) {
-		fprintf(out, "ce_threshold %s ",
-			tc_sprint_time(codel_time_to_us(fd->cparams.ce_threshold), b));
+		pr_time(p, PR_ANY, "ce_threshold", "ce_threshold %s ",
+			codel_time_to_us(fd->cparams.ce_threshold));
 		/* the kernel dumps the selector with ce_threshold only; tc
 		 * prints it when either byte is set (print_hhu with %#x) */
-		if (fd->cparams.ce_threshold_selector || fd->cparams.ce_threshold_mask)
-			fprintf(out, "ce_threshold_selector %#x/%#x ", fd->cparams.ce_threshold_selector,
-				fd->cparams.ce_threshold_mask);
+		if (fd->cparams.ce_threshold_selector || fd->cparams.ce_threshold_mask) {
+			pr_uint(p, PR_ANY, "ce_threshold_selector", "ce_threshold_selector %#x",
+				fd->cparams.ce_threshold_selector);
+			pr_uint(p, PR_ANY, "ce_threshold_mask", "/%#x ", fd->cparams.ce_threshold_mask);
+		}
 	}
-	fprintf(out, "interval %s ", tc_sprint_time(codel_time_to_us(fd->cparams.interval), b));
-	fprintf(out, "memory_limit %s ", tc_sprint_size(fd->memory_limit, b));
+	pr_time(p, PR_ANY, "interval", "interval %s ", codel_time_to_us(fd->cparams.interval));
+	pr_size(p, PR_ANY, "memory_limit", "memory_limit %s ", fd->memory_limit);
 	if (fd->cparams.ecn)
-		fputs("ecn ", out);
-	fprintf(out, "drop_batch %u ", fd->drop_batch_size);
+		pr_bool(p, PR_ANY, "ecn", "ecn ", 1);
+	pr_uint(p, PR_ANY, "drop_batch", "drop_batch %u ", fd->drop_batch_size);
 }
 
-static void fqc_dump_xstats(const struct qdisc *q, FILE *out)
+static void fqc_dump_xstats(const struct qdisc *q, struct tcprint *p)
 {
 	const struct fqc_sched_data *fd = q->priv;
 
-	fprintf(out, "  maxpacket %u drop_overlimit %u new_flow_count %u ecn_mark %u",
-		fd->cstats.maxpacket, fd->drop_overlimit, fd->new_flow_count, fd->cstats.ecn_mark);
+	pr_uint(p, PR_ANY, "maxpacket", "  maxpacket %u", fd->cstats.maxpacket);
+	pr_uint(p, PR_ANY, "drop_overlimit", " drop_overlimit %u", fd->drop_overlimit);
+	pr_uint(p, PR_ANY, "new_flow_count", " new_flow_count %u", fd->new_flow_count);
+	pr_uint(p, PR_ANY, "ecn_mark", " ecn_mark %u", fd->cstats.ecn_mark);
 	if (fd->cstats.ce_mark)
-		fprintf(out, " ce_mark %u", fd->cstats.ce_mark);
+		pr_uint(p, PR_ANY, "ce_mark", " ce_mark %u", fd->cstats.ce_mark);
 	if (fd->memory_usage)
-		fprintf(out, " memory_used %u", fd->memory_usage);
+		pr_uint(p, PR_ANY, "memory_used", " memory_used %u", fd->memory_usage);
 	if (fd->drop_overmemory)
-		fprintf(out, " drop_overmemory %u", fd->drop_overmemory);
-	fprintf(out, "\n  new_flows_len %u old_flows_len %u\n", fd->new_flows.len,
-		fd->old_flows.len);
+		pr_uint(p, PR_ANY, "drop_overmemory", " drop_overmemory %u", fd->drop_overmemory);
+	pr_text(p, "\n");
+	pr_uint(p, PR_ANY, "new_flows_len", "  new_flows_len %u", fd->new_flows.len);
+	pr_uint(p, PR_ANY, "old_flows_len", " old_flows_len %u", fd->old_flows.len);
+	pr_text(p, "\n");
 }
 
 static int fqc_xstat(const struct qdisc *q, int i, const char **name, int64_t *v)
@@ -827,24 +834,27 @@ static void fqc_walk(const struct qdisc *q, void (*fn)(void *arg, const struct q
 }
 
 /* fq_codel_dump_class_stats' xstats line */
-static void fqc_class_dump_xstats(const struct qdisc *q, const struct qdisc_class *c, FILE *out)
+static void fqc_class_dump_xstats(const struct qdisc *q, const struct qdisc_class *c,
+				  struct tcprint *p)
 {
 	const struct fqc_sched_data *fd = q->priv;
 	const struct fqc_flow *f = &fd->flows[TC_H_MIN(c->classid) - 1];
 	char b[TC_SPRINT_BSIZE];
 
-	fprintf(out, "  deficit %d count %u lastcount %u ldelay %s", f->deficit, f->cvars.count,
-		f->cvars.lastcount, tc_sprint_time(codel_time_to_us(f->cvars.ldelay), b));
+	pr_int(p, PR_ANY, "deficit", "  deficit %d", f->deficit);
+	pr_uint(p, PR_ANY, "count", " count %u", f->cvars.count);
+	pr_uint(p, PR_ANY, "lastcount", " lastcount %u", f->cvars.lastcount);
+	pr_time(p, PR_ANY, "ldelay", " ldelay %s", codel_time_to_us(f->cvars.ldelay));
 	if (f->cvars.dropping) {
 		int32_t delta = (int32_t)(f->cvars.drop_next - codel_time(q->env->now(q->env->arg)));
 
-		fputs(" dropping", out);
+		pr_bool(p, PR_ANY, "dropping", " dropping", 1);
 		if (delta < 0)
-			fprintf(out, " drop_next -%s",
-				tc_sprint_time(codel_time_to_us((codel_time_t)-delta), b));
+			pr_string(p, PR_TEXT, NULL, " drop_next -%s",
+				  tc_sprint_time(codel_time_to_us((codel_time_t)-delta), b));
 		else
-			fprintf(out, " drop_next %s",
-				tc_sprint_time(codel_time_to_us((codel_time_t)delta), b));
+			pr_string(p, PR_TEXT, NULL, " drop_next %s",
+				  tc_sprint_time(codel_time_to_us((codel_time_t)delta), b));
 	}
 }
 

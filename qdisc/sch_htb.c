@@ -1145,15 +1145,19 @@ static void htb_destroy(struct qdisc *sch)
 	memset(q->hlevel, 0, sizeof(q->hlevel));
 }
 
-static void htb_dump(const struct qdisc *sch, FILE *out, int details)
+static void htb_dump(const struct qdisc *sch, struct tcprint *p, int details)
 {
 	const struct htb_sched *q = sch->priv;
+	char ver[16];
 
-	fprintf(out, "r2q %d default %#x direct_packets_stat %u", q->rate2quantum,
-		(uint32_t)q->defcls, q->direct_pkts);
-	if (details)
-		fprintf(out, " ver %d.%d", HTB_VER >> 16, HTB_VER & 0xffff);
-	fprintf(out, " direct_qlen %u", q->direct_qlen);
+	pr_int(p, PR_ANY, "r2q", "r2q %d ", q->rate2quantum);
+	pr_0xhex(p, PR_ANY, "default", "default %#llx ", (uint32_t)q->defcls);
+	pr_uint(p, PR_ANY, "direct_packets_stat", "direct_packets_stat %u", q->direct_pkts);
+	if (details) {
+		snprintf(ver, sizeof(ver), "%d.%d", HTB_VER >> 16, HTB_VER & 0xffff);
+		pr_string(p, PR_ANY, "ver", " ver %s", ver);
+	}
+	pr_uint(p, PR_ANY, "direct_qlen", " direct_qlen %u", q->direct_qlen);
 }
 
 /* ---- classes: the words of iproute2's q_htb.c ---- */
@@ -1599,15 +1603,8 @@ static void htb_walk(const struct qdisc *sch, void (*fn)(void *arg, const struct
 		}
 }
 
-static void htb_print_size(FILE *out, const char *fmt, uint32_t size)
-{
-	char b[TC_SPRINT_BSIZE];
-
-	fprintf(out, fmt, tc_sprint_size(size, b));
-}
-
 /* htb_dump_class as iproute2's htb_print_opt prints it */
-static void htb_class_dump(const struct qdisc *sch, const struct qdisc_class *c, FILE *out,
+static void htb_class_dump(const struct qdisc *sch, const struct qdisc_class *c, struct tcprint *p,
 			   int details)
 {
 	const struct htb_class *cl = c->priv;
@@ -1615,35 +1612,34 @@ static void htb_class_dump(const struct qdisc *sch, const struct qdisc_class *c,
 	uint64_t rate64 = cl->rate.rate_bytes_ps, ceil64 = cl->ceil.rate_bytes_ps;
 	uint32_t buffer, cbuffer;
 	unsigned int ll;
-	char b[TC_SPRINT_BSIZE];
 
 	psched_ratecfg_getrate(&rate, &cl->rate);
 	psched_ratecfg_getrate(&ceil, &cl->ceil);
 	if (!cl->level) {
-		fprintf(out, "prio %d ", (int)cl->prio);
+		pr_int(p, PR_ANY, "prio", "prio %d ", (int)cl->prio);
 		if (details)
-			fprintf(out, "quantum %d ", cl->quantum);
+			pr_int(p, PR_ANY, "quantum", "quantum %d ", (int)cl->quantum);
 	}
-	fprintf(out, "rate %s ", tc_sprint_rate(rate64, b));
+	pr_rate(p, PR_ANY, "rate", "rate %s ", rate64);
 	if (rate.overhead)
-		fprintf(out, "overhead %u ", rate.overhead);
+		pr_uint(p, PR_ANY, "overhead", "overhead %u ", rate.overhead);
 	buffer = tc_calc_xmitsize(rate64, (uint32_t)PSCHED_NS2TICKS(cl->buffer));
-	fprintf(out, "ceil %s ", tc_sprint_rate(ceil64, b));
+	pr_rate(p, PR_ANY, "ceil", "ceil %s ", ceil64);
 	cbuffer = tc_calc_xmitsize(ceil64, (uint32_t)PSCHED_NS2TICKS(cl->cbuffer));
 	ll = rate.linklayer & TC_LINKLAYER_MASK;
 	if (ll > TC_LINKLAYER_ETHERNET || details)
-		fprintf(out, "linklayer %s ", tc_sprint_linklayer(ll));
+		pr_string(p, PR_ANY, "linklayer", "linklayer %s ", tc_sprint_linklayer(ll));
 	if (details) {
-		htb_print_size(out, "burst %s/", buffer);
-		fprintf(out, "%u ", 1u << rate.cell_log);
-		htb_print_size(out, "mpu %s ", rate.mpu);
-		htb_print_size(out, "cburst %s/", cbuffer);
-		fprintf(out, "%u ", 1u << ceil.cell_log);
-		htb_print_size(out, "mpu %s ", ceil.mpu);
-		fprintf(out, "level %d ", cl->level);
+		pr_size(p, PR_ANY, "burst", "burst %s/", buffer);
+		pr_uint(p, PR_ANY, "burst_cell", "%u ", 1u << rate.cell_log);
+		pr_size(p, PR_ANY, "mpu", "mpu %s ", rate.mpu);
+		pr_size(p, PR_ANY, "cburst", "cburst %s/", cbuffer);
+		pr_uint(p, PR_ANY, "cburst_cell", "%u ", 1u << ceil.cell_log);
+		pr_size(p, PR_ANY, "mpu", "mpu %s ", ceil.mpu);
+		pr_int(p, PR_ANY, "level", "level %d ", cl->level);
 	} else {
-		htb_print_size(out, "burst %s ", buffer);
-		htb_print_size(out, "cburst %s ", cbuffer);
+		pr_size(p, PR_ANY, "burst", "burst %s ", buffer);
+		pr_size(p, PR_ANY, "cburst", "cburst %s ", cbuffer);
 	}
 }
 
@@ -1655,13 +1651,18 @@ static int32_t htb_ticks_clamped(int64_t ns)
 	return t > INT_MAX ? INT_MAX : t < INT_MIN ? INT_MIN : (int32_t)t;
 }
 
-static void htb_class_dump_xstats(const struct qdisc *sch, const struct qdisc_class *c, FILE *out)
+static void htb_class_dump_xstats(const struct qdisc *sch, const struct qdisc_class *c,
+				  struct tcprint *p)
 {
 	const struct htb_class *cl = c->priv;
 
-	fprintf(out, " lended: %u borrowed: %u giants: %u\n", cl->lends, cl->borrows, cl->giants);
-	fprintf(out, " tokens: %d ctokens: %d\n", htb_ticks_clamped(cl->tokens),
-		htb_ticks_clamped(cl->ctokens));
+	pr_uint(p, PR_ANY, "lended", " lended: %u ", cl->lends);
+	pr_uint(p, PR_ANY, "borrowed", "borrowed: %u ", cl->borrows);
+	pr_uint(p, PR_ANY, "giants", "giants: %u", cl->giants);
+	pr_text(p, "\n");
+	pr_int(p, PR_ANY, "tokens", " tokens: %d ", htb_ticks_clamped(cl->tokens));
+	pr_int(p, PR_ANY, "ctokens", "ctokens: %d", htb_ticks_clamped(cl->ctokens));
+	pr_text(p, "\n");
 }
 
 /* The JSON results' htb keys: the numbers tc -s qdisc show prints */

@@ -1201,9 +1201,21 @@ static void netem_destroy(struct qdisc *q)
 /* ---- tc qdisc show: netem_dump of the kernel read by netem_print_opt of
  * iproute2 6.1 ---- */
 
-static void netem_pct(FILE *out, const char *label, uint32_t v)
+/* q_netem.c's percent: text in percentage points, JSON a fraction */
+static void netem_pct(struct tcprint *p, const char *key, const char *label, uint32_t v)
 {
-	fprintf(out, "%s %g%%", label, (100. * v) / UINT32_MAX);
+	char fmt[64];
+
+	snprintf(fmt, sizeof(fmt), "%s %%g%%%%", label);
+	pr_float(p, PR_TEXT, NULL, fmt, (100. * v) / UINT32_MAX);
+	pr_float(p, PR_JSON, key, NULL, (1. * v) / UINT32_MAX);
+}
+
+/* a correlation: text only when present, JSON always */
+static void netem_corr(struct tcprint *p, int present, uint32_t v)
+{
+	if (present || pr_is_json(p))
+		netem_pct(p, "correlation", "", v);
 }
 
 static void netem_time64(char *b, int64_t t)
@@ -1220,7 +1232,23 @@ static void netem_time64(char *b, int64_t t)
 		snprintf(b, TC_SPRINT_BSIZE, "%lldns", (long long)t);
 }
 
-static void netem_dump(const struct qdisc *q, FILE *out, int details)
+/* a slot's time: text as sprint_time64, JSON in seconds */
+static void netem_pr_time64(struct tcprint *p, const char *key, const char *fmt, int64_t t)
+{
+	char b[TC_SPRINT_BSIZE];
+
+	netem_time64(b, t);
+	pr_string(p, PR_TEXT, NULL, fmt, b);
+	pr_float(p, PR_JSON, key, NULL, (double)t / 1000000000.);
+}
+
+/* an int printed only when non-zero, always in JSON (PRINT_INT_OPT) */
+static void netem_int_opt(struct tcprint *p, const char *key, const char *fmt, int v)
+{
+	pr_int(p, PR_ANY, key, v ? fmt : "", v);
+}
+
+static void netem_dump(const struct qdisc *q, struct tcprint *p, int details)
 {
 	const struct netem_sched_data *nd = q->priv;
 	uint64_t lat = PSCHED_NS2TICKS((uint64_t)nd->latency), jit = PSCHED_NS2TICKS((uint64_t)nd->jitter);
@@ -1228,81 +1256,87 @@ static void netem_dump(const struct qdisc *q, FILE *out, int details)
 	uint32_t jitter = jit > UINT32_MAX ? UINT32_MAX : (uint32_t)jit;
 	char b[TC_SPRINT_BSIZE];
 
-	fprintf(out, "limit %d", (int)nd->limit);
+	pr_int(p, PR_ANY, "limit", "limit %d", (int)nd->limit);
 	if (latency) {
-		fprintf(out, " delay %s", tc_sprint_time(tc_core_tick2time(latency), b));
-		if (jitter) {
-			fprintf(out, "  %s", tc_sprint_time(tc_core_tick2time(jitter), b));
-			if (nd->delay_cor.rho)
-				netem_pct(out, "", nd->delay_cor.rho);
-		}
+		pr_open_object(p, "delay");
+		pr_string(p, PR_TEXT, NULL, " delay %s",
+			  tc_sprint_time(tc_core_tick2time(latency), b));
+		if (jitter)
+			pr_string(p, PR_TEXT, NULL, "  %s",
+				  tc_sprint_time(tc_core_tick2time(jitter), b));
+		pr_float(p, PR_JSON, "delay", NULL, tc_core_tick2time(latency) / 1000000.);
+		pr_float(p, PR_JSON, "jitter", NULL, tc_core_tick2time(jitter) / 1000000.);
+		netem_corr(p, jitter && nd->delay_cor.rho, nd->delay_cor.rho);
+		pr_close_object(p);
 	}
 	if (nd->loss) {
-		netem_pct(out, " loss", nd->loss);
-		if (nd->loss_cor.rho)
-			netem_pct(out, "", nd->loss_cor.rho);
+		pr_open_object(p, "loss-random");
+		netem_pct(p, "loss", " loss", nd->loss);
+		netem_corr(p, nd->loss_cor.rho != 0, nd->loss_cor.rho);
+		pr_close_object(p);
 	}
 	if (nd->loss_model == CLG_4_STATES) {
-		netem_pct(out, " loss state p13", nd->clg.a1);
-		netem_pct(out, " p31", nd->clg.a2);
-		netem_pct(out, " p32", nd->clg.a3);
-		netem_pct(out, " p23", nd->clg.a5);
-		netem_pct(out, " p14", nd->clg.a4);
+		pr_open_object(p, "loss-state");
+		netem_pct(p, "p13", " loss state p13", nd->clg.a1);
+		netem_pct(p, "p31", " p31", nd->clg.a2);
+		netem_pct(p, "p32", " p32", nd->clg.a3);
+		netem_pct(p, "p23", " p23", nd->clg.a5);
+		netem_pct(p, "p14", " p14", nd->clg.a4);
+		pr_close_object(p);
 	} else if (nd->loss_model == CLG_GILB_ELL) {
-		netem_pct(out, " loss gemodel p", nd->clg.a1);
-		netem_pct(out, " r", nd->clg.a2);
-		netem_pct(out, " 1-h", UINT32_MAX - nd->clg.a3);
-		netem_pct(out, " 1-k", nd->clg.a4);
+		pr_open_object(p, "loss-gemodel");
+		netem_pct(p, "p", " loss gemodel p", nd->clg.a1);
+		netem_pct(p, "r", " r", nd->clg.a2);
+		netem_pct(p, "1-h", " 1-h", UINT32_MAX - nd->clg.a3);
+		netem_pct(p, "1-k", " 1-k", nd->clg.a4);
+		pr_close_object(p);
 	}
 	if (nd->duplicate) {
-		netem_pct(out, " duplicate", nd->duplicate);
-		if (nd->dup_cor.rho)
-			netem_pct(out, "", nd->dup_cor.rho);
+		pr_open_object(p, "duplicate");
+		netem_pct(p, "duplicate", " duplicate", nd->duplicate);
+		netem_corr(p, nd->dup_cor.rho != 0, nd->dup_cor.rho);
+		pr_close_object(p);
 	}
 	if (nd->reorder) {
-		netem_pct(out, " reorder", nd->reorder);
-		if (nd->reorder_cor.rho)
-			netem_pct(out, "", nd->reorder_cor.rho);
+		pr_open_object(p, "reorder");
+		netem_pct(p, "reorder", " reorder", nd->reorder);
+		netem_corr(p, nd->reorder_cor.rho != 0, nd->reorder_cor.rho);
+		pr_close_object(p);
 	}
 	if (nd->corrupt) {
-		netem_pct(out, " corrupt", nd->corrupt);
-		if (nd->corrupt_cor.rho)
-			netem_pct(out, "", nd->corrupt_cor.rho);
+		pr_open_object(p, "corrupt");
+		netem_pct(p, "corrupt", " corrupt", nd->corrupt);
+		netem_corr(p, nd->corrupt_cor.rho != 0, nd->corrupt_cor.rho);
+		pr_close_object(p);
 	}
 	if (nd->rate) {
 		/* the dump's 32-bit rate is ~0 when RATE64 carries it */
-		fprintf(out, " rate %s", tc_sprint_rate(nd->rate, b));
-		if (nd->packet_overhead)
-			fprintf(out, " packetoverhead %d", nd->packet_overhead);
-		if (nd->cell_size)
-			fprintf(out, " cellsize %u", nd->cell_size);
-		if (nd->cell_overhead)
-			fprintf(out, " celloverhead %d", nd->cell_overhead);
+		pr_open_object(p, "rate");
+		pr_rate(p, PR_ANY, "rate", " rate %s", nd->rate);
+		netem_int_opt(p, "packetoverhead", " packetoverhead %d", nd->packet_overhead);
+		pr_uint(p, PR_ANY, "cellsize", nd->cell_size ? " cellsize %u" : "", nd->cell_size);
+		netem_int_opt(p, "celloverhead", " celloverhead %d", nd->cell_overhead);
+		pr_close_object(p);
 	}
 	if (nd->slot_config.min_delay | nd->slot_config.max_delay | nd->slot_config.dist_jitter) {
 		int32_t pk = nd->slot_config.max_packets == INT_MAX ? 0 : nd->slot_config.max_packets;
 		int32_t by = nd->slot_config.max_bytes == INT_MAX ? 0 : nd->slot_config.max_bytes;
 
+		pr_open_object(p, "slot");
 		if (nd->slot_config.dist_jitter > 0) {
-			netem_time64(b, nd->slot_config.dist_delay);
-			fprintf(out, " slot distribution %s", b);
-			netem_time64(b, nd->slot_config.dist_jitter);
-			fprintf(out, " %s", b);
+			netem_pr_time64(p, "distribution", " slot distribution %s",
+					nd->slot_config.dist_delay);
+			netem_pr_time64(p, "jitter", " %s", nd->slot_config.dist_jitter);
 		} else {
-			netem_time64(b, nd->slot_config.min_delay);
-			fprintf(out, " slot %s", b);
-			netem_time64(b, nd->slot_config.max_delay);
-			fprintf(out, " %s", b);
+			netem_pr_time64(p, "min-delay", " slot %s", nd->slot_config.min_delay);
+			netem_pr_time64(p, "max-delay", " %s", nd->slot_config.max_delay);
 		}
-		if (pk)
-			fprintf(out, " packets %d", pk);
-		if (by)
-			fprintf(out, " bytes %d", by);
+		netem_int_opt(p, "packets", " packets %d", pk);
+		netem_int_opt(p, "bytes", " bytes %d", by);
+		pr_close_object(p);
 	}
-	if (nd->ecn)
-		fputs(" ecn ", out);
-	if (nd->gap)
-		fprintf(out, " gap %lu", (unsigned long)nd->gap);
+	pr_bool(p, PR_ANY, "ecn", nd->ecn ? " ecn " : "", nd->ecn);
+	pr_u64(p, PR_ANY, "gap", nd->gap ? " gap %llu" : "", nd->gap);
 }
 
 /* ---- the one class, 1:1, whose leaf may be grafted ---- */

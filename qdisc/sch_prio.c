@@ -336,13 +336,16 @@ static void prio_destroy(struct qdisc *q)
 	pd->bands = 0;
 }
 
-static void prio_dump(const struct qdisc *q, FILE *out, int details)
+static void prio_dump(const struct qdisc *q, struct tcprint *p, int details)
 {
 	const struct prio_sched_data *pd = q->priv;
 
-	fprintf(out, "bands %d priomap", pd->bands);
+	pr_int(p, PR_ANY, "bands", "bands %d ", pd->bands);
+	pr_open_array(p, "priomap", "priomap");
 	for (int i = 0; i < 16; i++)
-		fprintf(out, " %u", pd->prio2band[i]);
+		pr_uint(p, PR_ANY, NULL, " %u", pd->prio2band[i]);
+	pr_close_array(p, NULL);
+	pr_bool(p, PR_JSON, "multiqueue", NULL, 0);
 }
 
 static int prio_band(const struct qdisc *q, uint32_t classid)

@@ -1083,20 +1083,20 @@ static void sfq_destroy(struct qdisc *q)
 
 /* ---- tc qdisc show / tc class show ---- */
 
-static void sfq_dump(const struct qdisc *q, FILE *out, int details)
+static void sfq_dump(const struct qdisc *q, struct tcprint *p, int details)
 {
 	const struct sfq_sched_data *sd = q->priv;
 
-	fprintf(out, "limit %up quantum ", sd->limit);
-	tc_print_size(out, sd->quantum);
-	fprintf(out, " depth %u ", sd->maxdepth);
+	pr_uint(p, PR_ANY, "limit", "limit %up ", sd->limit);
+	pr_size(p, PR_ANY, "quantum", "quantum %s ", sd->quantum);
+	pr_uint(p, PR_ANY, "depth", "depth %u ", sd->maxdepth);
 	if (sd->headdrop)
-		fputs("headdrop ", out);
+		pr_bool(p, PR_ANY, "headdrop", "headdrop ", 1);
 	if (details)
-		fprintf(out, "flows %u ", sd->maxflows);
-	fprintf(out, "divisor %u ", sd->divisor);
+		pr_uint(p, PR_ANY, "flows", "flows %u ", sd->maxflows);
+	pr_uint(p, PR_ANY, "divisor", "divisor %u ", sd->divisor);
 	if (sd->perturb_period)
-		fprintf(out, "perturb %dsec ", sd->perturb_period);
+		pr_int(p, PR_ANY, "perturb", "perturb %dsec ", sd->perturb_period);
 }
 
 /* One class per busy bucket, numbered bucket + 1. */

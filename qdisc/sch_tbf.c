@@ -524,30 +524,38 @@ static void tbf_destroy(struct qdisc *q)
 /* tbf_print_opt of iproute2 6.1, from what tbf_dump reports: the rates,
  * buffer and mtu in ticks (read back into bytes), limit, mpu, overhead and
  * linklayer; cell_log comes back 0 ("/1"). The trailing space is tc's. */
-static void tbf_dump(const struct qdisc *q, FILE *out, int details)
+static void tbf_dump(const struct qdisc *q, struct tcprint *p, int details)
 {
 	const struct tbf_sched_data *td = q->priv;
 	unsigned int buffer = (unsigned int)PSCHED_NS2TICKS(td->buffer);
 	unsigned int mtu = (unsigned int)PSCHED_NS2TICKS(td->mtu);
 	uint64_t rate64 = td->rate.rate_bytes_ps, prate64 = td->peak.rate_bytes_ps;
-	char b1[TC_SPRINT_BSIZE], b2[TC_SPRINT_BSIZE];
+	char b1[TC_SPRINT_BSIZE], b2[2 * TC_SPRINT_BSIZE];
 	double latency;
 
-	fprintf(out, "rate %s ", tc_sprint_rate(rate64, b1));
-	tc_sprint_size(tc_calc_xmitsize(rate64, buffer), b1);
-	if (details)
-		fprintf(out, "burst %s/1 mpu %s ", b1, tc_sprint_size(td->rate.mpu, b2));
-	else
-		fprintf(out, "burst %s ", b1);
+	pr_rate(p, PR_ANY, "rate", "rate %s ", rate64);
+	if (details) {
+		/* "burst" becomes the string "10Kb/1" */
+		snprintf(b2, sizeof(b2), "%s/1",
+			 tc_sprint_size(tc_calc_xmitsize(rate64, buffer), b1));
+		pr_string(p, PR_ANY, "burst", "burst %s ", b2);
+		pr_size(p, PR_ANY, "mpu", "mpu %s ", td->rate.mpu);
+	} else {
+		pr_size(p, PR_ANY, "burst", "burst %s ", tc_calc_xmitsize(rate64, buffer));
+	}
 	if (prate64) {
-		fprintf(out, "peakrate %s ", tc_sprint_rate(prate64, b1));
+		/* 6.1 prints peakrate as text only: -j has no "peakrate" */
+		pr_rate(p, PR_TEXT, NULL, "peakrate %s ", prate64);
 		if (mtu || td->peak.mpu) {
-			tc_sprint_size(tc_calc_xmitsize(prate64, mtu), b1);
-			if (details)
-				fprintf(out, "mtu %s/1 mpu %s ", b1,
-					tc_sprint_size(td->peak.mpu, b2));
-			else
-				fprintf(out, "minburst %s ", b1);
+			if (details) {
+				snprintf(b2, sizeof(b2), "%s/1",
+					 tc_sprint_size(tc_calc_xmitsize(prate64, mtu), b1));
+				pr_string(p, PR_ANY, "mtu", "mtu %s ", b2);
+				pr_size(p, PR_ANY, "mpu", "mpu %s ", td->peak.mpu);
+			} else {
+				pr_size(p, PR_ANY, "minburst", "minburst %s ",
+					tc_calc_xmitsize(prate64, mtu));
+			}
 		}
 	}
 	latency = TIME_UNITS_PER_SEC * (td->limit / (double)rate64) - tc_core_tick2time(buffer);
@@ -559,13 +567,14 @@ static void tbf_dump(const struct qdisc *q, FILE *out, int details)
 			latency = lat2;
 	}
 	if (latency >= 0.0)
-		fprintf(out, "lat %s ", tc_sprint_time((uint32_t)(uint64_t)latency, b1));
+		pr_time(p, PR_ANY, "lat", "lat %s ", (uint32_t)(uint64_t)latency);
 	else
-		fprintf(out, "limit %s ", tc_sprint_size(td->limit, b1));
+		pr_size(p, PR_ANY, "limit", "limit %s ", td->limit);
 	if (td->rate.overhead)
-		fprintf(out, "overhead %d ", td->rate.overhead);
+		pr_int(p, PR_ANY, "overhead", "overhead %d ", td->rate.overhead);
 	if (td->rate.linklayer > TC_LINKLAYER_ETHERNET || details)
-		fprintf(out, "linklayer %s ", tc_sprint_linklayer(td->rate.linklayer));
+		pr_string(p, PR_ANY, "linklayer", "linklayer %s ",
+			  tc_sprint_linklayer(td->rate.linklayer));
 }
 
 /* tbf_graft: any classid names the one class; no child (tc qdisc del)

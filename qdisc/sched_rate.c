@@ -402,3 +402,35 @@ int tc_get_time_ns(uint64_t *ns, const char *s)
 
 	return get_scaled(ns, s, units, sizeof(units) / sizeof(units[0]));
 }
+
+/* ---- one call per field, text or JSON (tcprint.h) ---- */
+
+void pr_rate(struct tcprint *p, enum pr_mode m, const char *key, const char *fmt, uint64_t bytes_ps)
+{
+	char b[TC_SPRINT_BSIZE];
+
+	if (p->json)
+		pr_u64(p, m, key, NULL, bytes_ps);
+	else
+		pr_string(p, m, key, fmt, tc_sprint_rate(bytes_ps, b));
+}
+
+void pr_size(struct tcprint *p, enum pr_mode m, const char *key, const char *fmt, uint32_t bytes)
+{
+	char b[TC_SPRINT_BSIZE];
+
+	if (p->json)
+		pr_uint(p, m, key, NULL, bytes);
+	else
+		pr_string(p, m, key, fmt, tc_sprint_size(bytes, b));
+}
+
+void pr_time(struct tcprint *p, enum pr_mode m, const char *key, const char *fmt, uint32_t usec)
+{
+	char b[TC_SPRINT_BSIZE];
+
+	if (p->json)
+		pr_uint(p, m, key, NULL, usec);
+	else
+		pr_string(p, m, key, fmt, tc_sprint_time(usec, b));
+}

@@ -12,6 +12,8 @@
  * larger one in a separate 64-bit attribute) and TC_LINKLAYER_* */
 #include <linux/pkt_sched.h>
 
+#include "tcprint.h"
+
 #define NSEC_PER_SEC 1000000000ull
 
 /* The kernel's psched clock: one tick is 64 ns (PSCHED_SHIFT 6); tc's
@@ -91,6 +93,13 @@ char *tc_sprint_rate(uint64_t bytes_ps, char *buf); /* 1Mbit, 1500Kbit, 800bit *
 char *tc_sprint_size(uint32_t bytes, char *buf);    /* 10Kb, 1514b, 2Mb */
 char *tc_sprint_time(uint32_t usec, char *buf);	    /* 50ms, 71.7ms, 1s, 980us */
 const char *tc_sprint_linklayer(unsigned int ll);   /* ethernet, atm, unspec */
+
+/* iproute2 6.1's print_rate, print_size and print_time: text fmt with
+ * the sprint form (fmt takes a %s), JSON the number (bytes per second,
+ * bytes, microseconds) */
+void pr_rate(struct tcprint *p, enum pr_mode m, const char *key, const char *fmt, uint64_t bytes_ps);
+void pr_size(struct tcprint *p, enum pr_mode m, const char *key, const char *fmt, uint32_t bytes);
+void pr_time(struct tcprint *p, enum pr_mode m, const char *key, const char *fmt, uint32_t usec);
 
 /* tcsim's own words, for its command line and Lua (not tc's): */
 /* a byte size as sprint_size prints it */

@@ -264,7 +264,14 @@ struct side {
 static int ignored(const char *const *ignore, const char *path)
 {
 	for (; ignore && *ignore; ignore++) {
-		size_t n = strlen(*ignore);
+		size_t n = strlen(*ignore), pl = strlen(path);
+
+		/* "*.name": the member name at any depth */
+		if ((*ignore)[0] == '*') {
+			if (pl >= n - 1 && !strcmp(path + pl - (n - 1), *ignore + 1))
+				return 1;
+			continue;
+		}
 
 		if (!strncmp(path, *ignore, n) &&
 		    (!path[n] || path[n] == '.' || path[n] == '[' || !n))

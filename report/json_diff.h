@@ -49,7 +49,8 @@ int json_flatten(const struct json *root, const struct json_key_rule *keys, json
 struct json_diff_opts {
 	double rel_tol;		   /* latency: relative tolerance, 0.01 = 1 %; 0 = exact */
 	double abs_tol;		   /* latency: absolute tolerance in their unit (ns); 0 = none */
-	const char *const *ignore; /* NULL-terminated path prefixes to skip, or NULL */
+	const char *const *ignore; /* NULL-terminated path prefixes to skip, or NULL;
+				    * "*.name" skips member name at any depth */
 	size_t max_lines; /* print at most this many lines, then "... and K more"; 0 = all */
 	const struct json_key_rule *keys; /* NULL = json_default_keys */
 };

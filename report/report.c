@@ -386,6 +386,20 @@ static void json_class_xstats(FILE *out, const struct qdisc *root, const struct 
 		fprintf(out, ", \"%s\": %" PRId64, name, val);
 }
 
+/* "options": what `tc -j qdisc show` prints for q, with tc's keys (the
+ * kind's dump through a JSON printer) */
+static void json_qdisc_options(FILE *out, const struct qdisc *q)
+{
+	struct tcprint p;
+
+	fputs(", \"options\": ", out);
+	pr_init(&p, out, 1, 0);
+	pr_open_object(&p, NULL);
+	if (q->ops->dump)
+		q->ops->dump(q, &p, 0);
+	pr_close_object(&p);
+}
+
 struct qdisc_json_ctx {
 	FILE *out;
 	int first;
@@ -420,6 +434,7 @@ static void json_qdisc(struct qdisc_json_ctx *ctx, const struct qdisc *q)
 		for (int i = 0; !q->ops->xstat(q, i, &name, &val); i++)
 			fprintf(ctx->out, ", \"%s\": %" PRId64, name, val);
 	}
+	json_qdisc_options(ctx->out, q);
 	fputc('}', ctx->out);
 	ctx->first = 0;
 	if (q->ops->walk)
@@ -530,7 +545,7 @@ static void json_device(const struct dev *d, FILE *out)
 
 void report_json(const struct sim *s, FILE *out)
 {
-	fprintf(out, "{\n  \"tcsim\": 1,\n  \"seed\": %" PRIu64 ",\n  \"kernel\": \"%s\",\n  \"time_ns\": %" PRIu64 ",\n",
+	fprintf(out, "{\n  \"tcsim\": 1,\n  \"schema_version\": \"" REPORT_SCHEMA_VERSION "\",\n  \"seed\": %" PRIu64 ",\n  \"kernel\": \"%s\",\n  \"time_ns\": %" PRIu64 ",\n",
 		s->cfg.seed, kernel_name(s->cfg.kernel), s->now);
 	if (s->cfg.timer_latency_ns) /* only when set: results without it read as before */
 		fprintf(out, "  \"timer_latency_ns\": %" PRIu64 ",\n", s->cfg.timer_latency_ns);

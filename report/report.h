@@ -7,6 +7,11 @@
 
 #include "sim.h"
 
+/* The version of the JSON results' schema, MAJOR.MINOR (README, JSON):
+ * a minor version only adds members; anything else is a new major. Its
+ * major is also the document's "tcsim" member. */
+#define REPORT_SCHEMA_VERSION "1.1"
+
 void report_text(const struct sim *s, FILE *out);
 void report_json(const struct sim *s, FILE *out);
 /* "1:1", "8001:", "unclassified" for a verdict */

@@ -220,7 +220,7 @@ static int qinfo_get(const struct qdisc *q, struct qinfo *qi)
 	memset(qi, 0, sizeof(*qi));
 	if (!f)
 		return 0;
-	q->ops->dump(q, f, 1);
+	qdisc_dump_text(q, f, 1);
 	fclose(f);
 	qi->q = q;
 	qi->kernel = q->env->kernel;

@@ -47,7 +47,7 @@ void lint_check_aqm(struct lint *l, const struct qdisc *q)
 		l->oom = 1;
 		return;
 	}
-	q->ops->dump(q, f, 0);
+	qdisc_dump_text(q, f, 0);
 	fclose(f);
 	word_after(buf, " target ", target, sizeof(target));
 	word_after(buf, " interval ", interval, sizeof(interval));

@@ -139,7 +139,7 @@ void lint_check_htb(struct lint *l, struct qdisc *q)
 		l->oom = 1;
 		return;
 	}
-	q->ops->dump(q, f, 0);
+	qdisc_dump_text(q, f, 0);
 	fclose(f);
 	if (buf && strstr(buf, "r2q "))
 		sscanf(strstr(buf, "r2q "), "r2q %d default %x", &r2q, &defcls);

@@ -26,8 +26,8 @@
  *  - `tc qdisc show ... invisible` lists the default children (current
  *    kernels only), as tc 6.x does.
  *  - Not modelled, refused with a message: ingress/clsact, estimators,
- *    size tables, shared blocks, chains other than 0, tc -batch/-json and
- *    the other global options but -s and -d, `tc class add|change|
+ *    size tables, shared blocks, chains other than 0, tc -batch and
+ *    the other global options but -s, -d, -j and -p, `tc class add|change|
  *    replace|del` on prio and sfq (their classes have no parameters;
  *    htb's have: tc_class.c), moving an existing qdisc to another parent
  *    (3.13 would share it; current kernels refuse).
@@ -215,8 +215,9 @@ int tc_get_dev(struct tc_cmd *c, const char *name, int create, struct dev **d)
 
 static const char tc_usage[] = "Usage: tc [ OPTIONS ] OBJECT { COMMAND | help }";
 
-/* tc.c's global options: -s and -d are what tcsim prints with; the others
- * tc knows are refused by name. */
+/* tc.c's global options: -s, -d, -j (-json) and -p (-pretty) are what
+ * tcsim prints with; the others tc knows are refused by name (in tc's
+ * order: a prefix takes the first it matches). */
 static int global_option(struct tc_cmd *c, const char *w)
 {
 	static const char *const unmodelled[] = {
@@ -235,9 +236,18 @@ static int global_option(struct tc_cmd *c, const char *w)
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(unmodelled) / sizeof(unmodelled[0]); i++)
-		if (tc_matches(o, unmodelled[i]))
+		if (tc_matches(o, unmodelled[i])) {
+			if (!strcmp(unmodelled[i], "-pretty")) {
+				c->pretty++;
+				return 0;
+			}
+			if (!strcmp(unmodelled[i], "-json")) {
+				c->json = 1;
+				return 0;
+			}
 			return tc_fail(c, -EOPNOTSUPP, "tcsim: tc option \"%s\" is not modelled",
 				       w);
+		}
 	return tc_fail(c, -EINVAL, "Option \"%s\" is unknown, try \"tc -help\".", w);
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "sim.h"
+#include "tcprint.h"
 
 /* One tc command, already split into words, with or without the leading
  * "tc". `where` ("file:line") starts every error message; `basedir` is
@@ -73,11 +74,21 @@ struct tc_show_opts {
 	uint32_t pref;	   /* tc filter show ... pref N (0: all) */
 	uint16_t protocol; /* ... protocol P (0: all) */
 	int has_chain;	   /* ... chain 0 */
+	/* tc -j: JSON as iproute2 6.1 prints it (-p: pretty); classes stay text,
+	 * as 6.1's. pr: print through this printer, inside the JSON array its
+	 * caller opened (several devices); NULL: a printer of its own on out. */
+	int json, pretty;
+	struct tcprint *pr;
+	int class_json; /* classes as JSON too (later iproute2's shape) */
 };
 void tc_show_qdisc_opts(const struct dev *d, FILE *out, const struct tc_show_opts *o);
 void tc_show_class_opts(const struct dev *d, FILE *out, const struct tc_show_opts *o);
 /* 0, or -EMSGSIZE when the kernel's dump would stop early (an fw filter
  * without a table): what was printed is what tc prints before it fails. */
 int tc_show_filter_opts(const struct dev *d, FILE *out, const struct tc_show_opts *o);
+/* tcsim run --tc-json: {"qdisc": [...], "class": [...], "filter": [...]}, each
+ * array what `tc -s -j qdisc|class|filter show` prints for every device
+ * (iproute2 6.1's shape; classes in later iproute2's, as 6.1 has none) */
+void tc_show_json(const struct sim *s, FILE *out, int pretty);
 
 #endif

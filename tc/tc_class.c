@@ -14,7 +14,7 @@ static const char class_usage[] = "Usage: tc class show [ dev STRING ] [ root | 
 
 static int class_list(struct tc_cmd *c, int argc, char **argv)
 {
-	struct tc_show_opts o = {.stats = c->stats, .details = c->details};
+	struct tc_show_opts o = {.stats = c->stats, .details = c->details, .json = c->json, .pretty = c->pretty};
 	const char *dev = NULL;
 	struct dev *d;
 	int ret;

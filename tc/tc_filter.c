@@ -304,7 +304,7 @@ static int filter_delete(struct tc_cmd *c, int argc, char **argv)
 
 static int filter_list(struct tc_cmd *c, int argc, char **argv)
 {
-	struct tc_show_opts o = {.stats = c->stats, .details = c->details};
+	struct tc_show_opts o = {.stats = c->stats, .details = c->details, .json = c->json, .pretty = c->pretty};
 	struct filter_req r;
 	struct dev *d;
 	int ret;

@@ -20,6 +20,7 @@ struct tc_cmd {
 	char *err;
 	size_t errlen;
 	int stats, details;
+	int json, pretty; /* -j, -p: show commands print iproute2 6.1's JSON */
 };
 
 /* ---- messages (tc.c): each writes "where: ..." to c->err, returns code ---- */

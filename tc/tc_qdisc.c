@@ -423,7 +423,7 @@ static int qdisc_delete(struct tc_cmd *c, int argc, char **argv)
 
 static int qdisc_list(struct tc_cmd *c, int argc, char **argv)
 {
-	struct tc_show_opts o = {.stats = c->stats, .details = c->details};
+	struct tc_show_opts o = {.stats = c->stats, .details = c->details, .json = c->json, .pretty = c->pretty};
 	const char *dev = NULL;
 	struct dev *d;
 	int ret;
@@ -470,9 +470,17 @@ static int qdisc_list(struct tc_cmd *c, int argc, char **argv)
 		}
 	}
 	if (!dev) {
+		struct tcprint p;
+
+		/* one JSON array for every device, as tc's one dump */
+		pr_init(&p, c->out, o.json, o.pretty);
+		pr_open_array(&p, NULL, NULL);
+		o.pr = &p;
 		o.with_dev = 1;
 		for (int i = 0; i < c->s->ndevs; i++)
 			tc_show_qdisc_opts(c->s->devs[i], c->out, &o);
+		pr_close_array(&p, NULL);
+		pr_end(&p);
 		return 0;
 	}
 	ret = tc_get_dev(c, dev, 0, &d);

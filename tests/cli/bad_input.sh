@@ -65,7 +65,7 @@ EOF
 $TCSIM check "$B/s.lua" --write-golden "$B/g.json" --quiet >/dev/null 2>&1 || bad "no golden for the golden rows"
 G=$B/g.json
 : >"$B/empty.json"
-head -c 300 "$G" >"$B/cut.json"
+head -c "$(($(grep -bo '"rate_bps"' "$G" | head -1 | cut -d: -f1) + 4))" "$G" >"$B/cut.json" # inside a string
 printf '%0300d' 0 | tr 0 '[' >"$B/deep.json"
 sed 's/"name": "eth0"/"name": "eth\x00"/' "$G" >"$B/nul.json"
 sed 's/"name": "eth0"/"name": "eth\xff"/' "$G" >"$B/utf8.json"

@@ -860,6 +860,22 @@ static void test_diff_ignore_and_limit(void)
 	free(r.text);
 }
 
+/* "*.name": a member at any depth, never a member that only ends alike */
+static void test_diff_ignore_member(void)
+{
+	static const char *const ignore[] = {"*.schema_version", NULL};
+	struct json_diff_opts o = {.ignore = ignore};
+	struct diffres r;
+
+	r = diff("{\"s\": [{\"name\": \"a\", \"r\": {\"schema_version\": \"1.0\", \"x\": 1}}]}",
+		 "{\"s\": [{\"name\": \"a\", \"r\": {\"schema_version\": \"1.1\", \"x\": 1, "
+		 "\"my_schema_version\": 2}}]}",
+		 &o);
+	CU_ASSERT_EQUAL(r.n, 1);
+	CU_ASSERT_STRING_EQUAL(r.text, "s[a].r.my_schema_version: only in actual (2)\n");
+	free(r.text);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -891,5 +907,6 @@ int main(void)
 	CU_add_test(s, "diff: only in expected / actual", test_diff_only_in);
 	CU_add_test(s, "diff: type changes and values", test_diff_types_and_values);
 	CU_add_test(s, "diff: ignore prefixes and line limit", test_diff_ignore_and_limit);
+	CU_add_test(s, "diff: ignore a member at any depth", test_diff_ignore_member);
 	return unit_run();
 }

@@ -231,7 +231,7 @@ static void dump(const struct qdisc *q, char *buf, size_t n)
 {
 	FILE *f = fmemopen(buf, n, "w");
 
-	q->ops->dump(q, f, 0);
+	qdisc_dump_text(q, f, 0);
 	fclose(f);
 }
 
@@ -272,7 +272,7 @@ static void test_dump_defaults(void)
 		/* tc -d adds the flow count before the divisor */
 		FILE *f = fmemopen(buf, sizeof(buf), "w");
 
-		q->ops->dump(q, f, 1);
+		qdisc_dump_text(q, f, 1);
 		fclose(f);
 		CU_ASSERT_STRING_EQUAL(buf, "limit 127p quantum 1514b depth 127 flows 128 divisor 1024 ");
 	}

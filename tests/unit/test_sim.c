@@ -380,7 +380,7 @@ static void test_default_pfifo_child_limit(void)
 	{
 		FILE *f = fmemopen(err, sizeof(err), "w");
 
-		q->ops->leaf(q, 0x10001)->ops->dump(q->ops->leaf(q, 0x10001), f, 0);
+		qdisc_dump_text(q->ops->leaf(q, 0x10001), f, 0);
 		fclose(f);
 		CU_ASSERT_STRING_EQUAL(err, "limit 1p");
 	}

@@ -717,7 +717,7 @@ static const struct {
     /* tc's command line */
     {"tc qdisk show", "Object \"qdisk\" is unknown, try \"tc help\".", -EINVAL},
     {"tc -x qdisc", "Option \"-x\" is unknown, try \"tc -help\".", -EINVAL},
-    {"tc -j qdisc show", "tcsim: tc option \"-j\" is not modelled", -EOPNOTSUPP},
+    {"tc -g class show", "tcsim: tc option \"-g\" is not modelled", -EOPNOTSUPP},
     {"tc", "Usage: tc [ OPTIONS ] OBJECT { COMMAND | help }", -EINVAL},
     {"tc qdisc frob dev em1", "Command \"frob\" is unknown, try \"tc qdisc help\".", -EINVAL},
     {"tc filter frob dev em1", "Command \"frob\" is unknown, try \"tc filter help\".", -EINVAL},

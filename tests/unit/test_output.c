@@ -16,18 +16,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "unit.h"
 #include "output.h"
 #include "report.h"
 #include "sim.h"
 #include "tc.h"
 #include "test_src.h"
+#include "unit.h"
 
 /* ---- workloads ---- */
 
 struct wl_pkt {
 	uint64_t t;
-	uint32_t len;      /* frame length, without a VLAN tag */
+	uint32_t len;	   /* frame length, without a VLAN tag */
 	uint32_t priority; /* 0x1000N addresses band N of 1: */
 	uint16_t sport;
 	uint16_t vlan_tci; /* non-zero: an 802.1Q tag in the frame */
@@ -328,7 +328,8 @@ static int read_csv(const char *dir, const char *name, struct csv *c)
 		return -1;
 	}
 	line[strcspn(line, "\n")] = 0;
-	for (char *save = NULL, *tok = strtok_r(line, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	for (char *save = NULL, *tok = strtok_r(line, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
 		c->names = realloc(c->names, (size_t)(c->ncols + 1) * sizeof(*c->names));
 		c->names[c->ncols++] = strdup(tok);
 	}
@@ -409,7 +410,8 @@ static void check_band_pcaps(const char *dir, const struct dev *d, const struct 
 		size_t k = 0;
 		uint64_t bytes = 0;
 
-		snprintf(name, sizeof(name), "%s-%s-%s.pcap", d->name, fname, sent ? "sent" : "dropped");
+		snprintf(name, sizeof(name), "%s-%s-%s.pcap", d->name, fname,
+			 sent ? "sent" : "dropped");
 		CU_ASSERT_FATAL(read_pcap(dir, name, &r) == 0);
 		CU_ASSERT_EQUAL(r.n, sent ? cs->packets : cs->drops);
 		for (size_t i = 0; i < rec->n; i++) {
@@ -438,7 +440,7 @@ static void test_pcaps_and_csvs_match_the_report(void)
 {
 	struct setup c = {prio_tc, 2000000, 3000000, rand_pkts, RAND_N, 0};
 	char *top = mktmp(), *pd = join(top, "pcap"), *gd = join(top, "plots"), err[512];
-	struct output_opts oo = {pd, gd, 0};
+	struct output_opts oo = {.pcap_dir = pd, .plot_dir = gd, .interval_ns = 0};
 	struct recorder rec = {0};
 	struct csv tp, bl, cdf;
 	struct wl w;
@@ -517,7 +519,8 @@ static void test_pcaps_and_csvs_match_the_report(void)
 				hist_quantile(&cs->queue_delay, 0.5));
 		CU_ASSERT_EQUAL((uint64_t)(csv_at(&cdf, 990, tc) * 1000 + 0.5),
 				hist_quantile(&cs->total_delay, 0.99));
-		CU_ASSERT_EQUAL((uint64_t)(csv_at(&cdf, 1000, tc) * 1000 + 0.5), cs->total_delay.max);
+		CU_ASSERT_EQUAL((uint64_t)(csv_at(&cdf, 1000, tc) * 1000 + 0.5),
+				cs->total_delay.max);
 		CU_ASSERT_EQUAL((uint64_t)(csv_at(&cdf, 0, qc) * 1000 + 0.5), cs->queue_delay.min);
 	}
 	CU_ASSERT(exists(gd, "eth0.gp"));
@@ -546,7 +549,8 @@ static void same_run(const struct setup *c, uint64_t interval, int pcap, int plo
 	struct wl wa, wb;
 	struct outputs *o;
 	char *ra, *rb, *top = mktmp(), err[512];
-	struct output_opts oo = {pcap ? top : NULL, plot ? top : NULL, interval};
+	struct output_opts oo = {
+	    .pcap_dir = pcap ? top : NULL, .plot_dir = plot ? top : NULL, .interval_ns = interval};
 
 	build(&a, c, &wa);
 	if (split)
@@ -564,8 +568,8 @@ static void same_run(const struct setup *c, uint64_t interval, int pcap, int plo
 	CU_ASSERT_EQUAL(a.now, b.now);
 	CU_ASSERT(memcmp(&a.rng, &b.rng, sizeof(a.rng)) == 0); /* no extra perturbation */
 	if (strcmp(ra, rb) || a.now != b.now)
-		printf("\n  differs: interval %" PRIu64 " pcap %d plot %d split %" PRIu64 " ", interval,
-		       pcap, plot, split);
+		printf("\n  differs: interval %" PRIu64 " pcap %d plot %d split %" PRIu64 " ",
+		       interval, pcap, plot, split);
 	free(ra);
 	free(rb);
 	sim_free(&a);
@@ -635,12 +639,12 @@ static void test_backlog_schedule(void)
 	};
 	static const double want[][3] = {
 	    /* time_s, 1:2 bytes, 1:2 packets */
-	    {0.000, 500, 4}, {0.001, 375, 3}, {0.002, 250, 2}, {0.003, 125, 1}, {0.004, 0, 0},
-	    {0.005, 0, 0}, /* the end: the last transmission */
+	    {0.000, 500, 4}, {0.001, 375, 3}, {0.002, 250, 2},
+	    {0.003, 125, 1}, {0.004, 0, 0},   {0.005, 0, 0}, /* the end: the last transmission */
 	};
 	struct setup c = {prio_tc, 1000000, 10000000, v, 5, 0};
 	char *top = mktmp(), err[512];
-	struct output_opts oo = {top, top, 1000000};
+	struct output_opts oo = {.pcap_dir = top, .plot_dir = top, .interval_ns = 1000000};
 	struct csv bl, tp;
 	struct pcap_rd r;
 	struct wl w;
@@ -687,7 +691,7 @@ static void test_throughput_spread(void)
 	static const struct wl_pkt v[] = {{.t = 0, .len = 1500, .priority = 0x10001}};
 	struct setup c = {prio_tc, 1000000, 0, v, 1, 0};
 	char *top = mktmp(), err[512];
-	struct output_opts oo = {NULL, top, 5000000};
+	struct output_opts oo = {.pcap_dir = NULL, .plot_dir = top, .interval_ns = 5000000};
 	struct csv tp;
 	struct wl w;
 	struct sim s;
@@ -722,7 +726,7 @@ static void test_vlan_tag_reinserted(void)
 	for (int inl = 0; inl <= 1; inl++) {
 		struct setup c = {prio_tc, 1000000, 0, v, 3, inl};
 		char *top = mktmp(), err[512];
-		struct output_opts oo = {top, NULL, 0};
+		struct output_opts oo = {.pcap_dir = top, .plot_dir = NULL, .interval_ns = 0};
 		struct recorder rec = {0};
 		struct pcap_rd r;
 		struct wl w;
@@ -758,9 +762,13 @@ static void test_classless_root_and_names(void)
 	};
 	struct setup c = {"qdisc add dev eth0 root handle 1: pfifo limit 2\n"
 			  "qdisc add dev we=1 root handle 5: sfq\n",
-			  1000000, 0, v, 5, 0};
+			  1000000,
+			  0,
+			  v,
+			  5,
+			  0};
 	char *top = mktmp(), err[512];
-	struct output_opts oo = {top, top, 0};
+	struct output_opts oo = {.pcap_dir = top, .plot_dir = top, .interval_ns = 0};
 	struct pcap_rd r;
 	struct csv bl;
 	struct wl w;
@@ -810,8 +818,11 @@ static void test_bad_directories(void)
 	build(&s, &c, &w);
 	{
 		struct output_opts bad[] = {
-		    {file, NULL, 0}, {NULL, under, 0}, {deep, NULL, 0}, {good, file, 0},
-		    {good, "/proc/tcsim-no", 0},
+		    {.pcap_dir = file, .plot_dir = NULL},
+		    {.pcap_dir = NULL, .plot_dir = under},
+		    {.pcap_dir = deep, .plot_dir = NULL},
+		    {.pcap_dir = good, .plot_dir = file},
+		    {.pcap_dir = good, .plot_dir = "/proc/tcsim-no"},
 		};
 
 		for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
@@ -837,7 +848,7 @@ static void test_abort_removes_everything(void)
 {
 	struct setup c = {prio_tc, 2000000, 0, rand_pkts, RAND_N, 0};
 	char *top = mktmp(), *sub = join(top, "made"), err[512];
-	struct output_opts oo = {top, sub, 0};
+	struct output_opts oo = {.pcap_dir = top, .plot_dir = sub, .interval_ns = 0};
 	struct recorder rec = {0};
 	struct outputs *o;
 	struct wl w;
@@ -867,7 +878,7 @@ static void test_write_failure_leaves_nothing(void)
 {
 	struct setup c = {prio_tc, 2000000, 0, rand_pkts, RAND_N, 0};
 	char *top = mktmp(), err[512] = "";
-	struct output_opts oo = {top, top, 0};
+	struct output_opts oo = {.pcap_dir = top, .plot_dir = top, .interval_ns = 0};
 	struct rlimit old, lim;
 	struct outputs *o;
 	struct wl w;
@@ -921,13 +932,14 @@ static void test_render(void)
 {
 	struct setup c = {prio_tc, 2000000, 0, rand_pkts, 300, 0};
 	char *top = mktmp(), err[512];
-	struct output_opts oo = {NULL, top, 0};
+	struct output_opts oo = {.pcap_dir = NULL, .plot_dir = top, .interval_ns = 0};
 	static const char *const kinds[] = {"backlog", "throughput", "delay_cdf"};
 	struct wl w;
 	struct sim s;
 
 	if (!gnuplot_installed()) {
-		printf("\n  gnuplot is not installed: rendering not tested (apt-get install gnuplot-nox) ");
+		printf("\n  gnuplot is not installed: rendering not tested (apt-get install "
+		       "gnuplot-nox) ");
 		rm_rf(top);
 		free(top);
 		return;
@@ -963,13 +975,17 @@ int main(void)
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	s = CU_add_suite("output", NULL, NULL);
-	CU_add_test(s, "pcaps and CSVs hold what the report counts", test_pcaps_and_csvs_match_the_report);
+	CU_add_test(s, "pcaps and CSVs hold what the report counts",
+		    test_pcaps_and_csvs_match_the_report);
 	CU_add_test(s, "reports identical with and without outputs", test_reports_identical);
-	CU_add_test(s, "naive stepping would fire a timer sim_run does not", test_naive_stepping_differs);
+	CU_add_test(s, "naive stepping would fire a timer sim_run does not",
+		    test_naive_stepping_differs);
 	CU_add_test(s, "backlog and throughput of a hand-computed schedule", test_backlog_schedule);
-	CU_add_test(s, "throughput spread over the bins a transmission spans", test_throughput_spread);
+	CU_add_test(s, "throughput spread over the bins a transmission spans",
+		    test_throughput_spread);
 	CU_add_test(s, "VLAN tags back in the frame", test_vlan_tag_reinserted);
-	CU_add_test(s, "classless roots, device names, idle devices", test_classless_root_and_names);
+	CU_add_test(s, "classless roots, device names, idle devices",
+		    test_classless_root_and_names);
 	CU_add_test(s, "bad directories: error, nothing left", test_bad_directories);
 	CU_add_test(s, "abort removes everything", test_abort_removes_everything);
 	CU_add_test(s, "a failing write leaves nothing", test_write_failure_leaves_nothing);

@@ -49,6 +49,8 @@ SUP_SRC  := $(wildcard tests/support/*.c)
 SUP_OBJ  := $(SUP_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+# What the CUnit suites share (CUnit asserts: linked into them only)
+UNIT_SUP := $(BUILD)/tests/unit/tc_unit.o
 TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 BENCH_BIN := $(BUILD)/bench/bpf_bench
@@ -95,7 +97,7 @@ $(BUILD)/tests/unit/%.o: tests/unit/%.c | $(BUILD)/.deps-test
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(SUP_OBJ) $(BUILD)/libtcsim.a
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(UNIT_SUP) $(SUP_OBJ) $(BUILD)/libtcsim.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CUNIT_LIBS) -lm
 
 $(BUILD)/tools/%: $(BUILD)/tests/tools/%.o $(SUP_OBJ) $(BUILD)/libtcsim.a

@@ -8,6 +8,7 @@
 #   make valgrind   tcsim under valgrind memcheck: scenarios, check, run with every output, error paths
 #   make fuzz       every fuzz target under libFuzzer for FUZZ_SECONDS [60] each (clang)
 #   make bench      interpreter and whole-simulation speed against libpcap, peak RSS
+#   make bench-scale peak RSS and ns/packet as runs, backlogs and sfq flows grow (minutes)
 #   make install    PREFIX=/usr/local, DESTDIR=: the binary, docs and scenarios (make uninstall)
 #   make deps       install missing Debian packages (needs root)
 
@@ -51,6 +52,7 @@ TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 BENCH_BIN := $(BUILD)/bench/bpf_bench
 SIM_BENCH := $(BUILD)/bench/sim_bench
+SCALE_BENCH := $(BUILD)/bench/scale_bench
 # Fuzz targets: tests/fuzz/fuzz_NAME.c. make check links each with
 # replay.c (the committed regression inputs); make fuzz with libFuzzer.
 FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
@@ -60,7 +62,7 @@ FUZZ_BIN   := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all demo check check-qemu check-shaping asan bench deps deps-check deps-check-test install uninstall format clean fuzz fuzz-bins fuzz-deps-check valgrind
+.PHONY: all demo check check-qemu check-shaping asan bench bench-scale deps deps-check deps-check-test install uninstall format clean fuzz fuzz-bins fuzz-deps-check valgrind
 all: tcsim
 
 tcsim: $(BUILD)/tcsim
@@ -103,6 +105,9 @@ $(BENCH_BIN): $(BUILD)/bench/bpf_bench.o $(SUP_OBJ) $(BUILD)/libtcsim.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 $(SIM_BENCH): $(BUILD)/bench/sim_bench.o $(SUP_OBJ) $(BUILD)/libtcsim.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+$(SCALE_BENCH): $(BUILD)/bench/scale_bench.o $(BUILD)/libtcsim.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 $(BUILD)/fuzz/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay.o $(BUILD)/tests/fuzz/noresolve.o $(SUP_OBJ) $(BUILD)/libtcsim.a
@@ -172,6 +177,11 @@ fuzz-deps-check:
 bench: $(BENCH_BIN) $(SIM_BENCH)
 	$(BENCH_BIN)
 	$(SIM_BENCH)
+
+# Issue 17 item 4, a few minutes: peak RSS from 10k to 10M packets and with
+# a 1M-packet backlog, ns/packet from 100 to 100k concurrent sfq flows.
+bench-scale: $(SCALE_BENCH)
+	$(SCALE_BENCH)
 
 # Missing packages are installed when we are root; otherwise we say which.
 # The stamps record a check that passed, once per build tree.

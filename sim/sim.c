@@ -885,6 +885,9 @@ int sim_run_until(struct sim *s, uint64_t until)
 		s->now = until;
 	for (int i = 0; i < s->ndevs && !s->failed; i++)
 		cover_root_classes(s->devs[i]);
+	for (int i = 0; i < s->ndevs; i++)
+		if (stats_sort_classes(&s->devs[i]->st))
+			sim_fail(s, -ENOMEM, "out of memory");
 	return s->failed;
 }
 

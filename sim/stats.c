@@ -76,34 +76,95 @@ void hist_free(struct hist *h)
 	memset(h, 0, sizeof(*h));
 }
 
+static uint32_t class_hash(uint32_t classid, uint32_t mask)
+{
+	uint32_t h = classid ^ classid >> 16;
+
+	h *= 0x45d9f3bu;
+	return (h ^ h >> 16) & mask;
+}
+
+/* Rebuilds the classid index for cap slots (a power of two). */
+static int class_map_build(struct dev_stats *st, int cap)
+{
+	int *map = calloc((size_t)cap, sizeof(*map));
+
+	if (!map)
+		return -1;
+	free(st->class_map);
+	st->class_map = map;
+	st->class_map_cap = cap;
+	for (int i = 0; i < st->nclasses; i++) {
+		uint32_t k = class_hash(st->classes[i].classid, (uint32_t)cap - 1);
+
+		while (map[k])
+			k = (k + 1) & ((uint32_t)cap - 1);
+		map[k] = i + 1;
+	}
+	return 0;
+}
+
 struct class_stats *stats_class(struct dev_stats *st, uint32_t classid)
 {
 	struct class_stats *c;
 	int h = st->class_hint;
+	uint32_t k, mask = (uint32_t)st->class_map_cap - 1;
 
 	if (h < st->nclasses && st->classes[h].classid == classid)
 		return &st->classes[h];
-	for (int i = 0; i < st->nclasses; i++)
-		if (st->classes[i].classid == classid) {
-			st->class_hint = i;
-			return &st->classes[i];
-		}
-	c = realloc(st->classes, (size_t)(st->nclasses + 1) * sizeof(*c));
-	if (!c)
-		return NULL;
-	st->classes = c;
-	c = &st->classes[st->nclasses++];
+	/* an index by classid, so a root with thousands of classes (sfq's
+	 * buckets) costs no scan per packet */
+	if (st->class_map)
+		for (k = class_hash(classid, mask); st->class_map[k]; k = (k + 1) & mask)
+			if (st->classes[st->class_map[k] - 1].classid == classid) {
+				st->class_hint = st->class_map[k] - 1;
+				return &st->classes[st->class_hint];
+			}
+	if (st->nclasses == st->classes_cap) {
+		int cap = st->classes_cap ? st->classes_cap * 2 : 4;
+
+		c = realloc(st->classes, (size_t)cap * sizeof(*c));
+		if (!c)
+			return NULL;
+		st->classes = c;
+		st->classes_cap = cap;
+	}
+	c = &st->classes[st->nclasses];
 	memset(c, 0, sizeof(*c));
 	c->classid = classid;
-	/* keep classes ordered by classid for stable reports */
-	for (int i = st->nclasses - 1; i > 0 && st->classes[i - 1].classid > classid; i--) {
-		struct class_stats t = st->classes[i];
-
-		st->classes[i] = st->classes[i - 1];
-		st->classes[i - 1] = t;
-		c = &st->classes[i - 1];
+	/* appended; stats_sort_classes orders them by classid when the run ends */
+	if (st->nclasses && st->classes[st->nclasses - 1].classid > classid)
+		st->classes_unsorted = 1;
+	st->nclasses++;
+	if (st->nclasses * 2 > st->class_map_cap) {
+		if (class_map_build(st, st->class_map_cap ? st->class_map_cap * 4 : 16)) {
+			st->nclasses--;
+			return NULL;
+		}
+	} else {
+		mask = (uint32_t)st->class_map_cap - 1;
+		for (k = class_hash(classid, mask); st->class_map[k]; k = (k + 1) & mask)
+			;
+		st->class_map[k] = st->nclasses;
 	}
 	return c;
+}
+
+static int class_cmp(const void *a, const void *b)
+{
+	const struct class_stats *x = a, *y = b;
+
+	return x->classid < y->classid ? -1 : x->classid > y->classid;
+}
+
+int stats_sort_classes(struct dev_stats *st)
+{
+	if (!st->classes_unsorted)
+		return 0;
+	qsort(st->classes, (size_t)st->nclasses, sizeof(*st->classes), class_cmp);
+	st->classes_unsorted = 0;
+	st->class_hint = 0;
+	return class_map_build(st, st->class_map_cap);
 }
 
 static struct source_stats *source_of(struct dev_stats *st, int src)
@@ -302,6 +363,7 @@ void stats_free(struct dev_stats *st)
 	}
 	free(st->sources);
 	free(st->classes);
+	free(st->class_map);
 	free(st->verdicts);
 	memset(st, 0, sizeof(*st));
 }

@@ -100,6 +100,12 @@ struct dev_stats {
 	struct verdict_count *verdicts;
 	int nverdicts;
 	int class_hint; /* index of the class last looked up (a guess) */
+	/* classes are appended during a run and found through class_map
+	 * (classid -> index + 1, open addressing); stats_sort_classes orders
+	 * them by classid at its end, which is how readers see them */
+	int classes_cap, classes_unsorted;
+	int *class_map;
+	int class_map_cap;
 	struct source_stats *sources; /* [nsources], by source number */
 	int nsources;
 	/* Per-source delays are recorded only once two sources feed the device:
@@ -132,5 +138,7 @@ void stats_free(struct dev_stats *st);
 int stats_source_delays(const struct dev_stats *st, int i, struct hist *tmp_q, struct hist *tmp_t,
 			const struct hist **q, const struct hist **t);
 struct class_stats *stats_class(struct dev_stats *st, uint32_t classid);
+/* Orders the classes by classid (sim.c, when a run ends): 0 or -ENOMEM. */
+int stats_sort_classes(struct dev_stats *st);
 
 #endif

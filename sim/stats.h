@@ -14,6 +14,8 @@
  * and mean are exact. */
 #define HIST_SUB 128
 #define HIST_BUCKETS (HIST_SUB * 58)
+#define HIST_ROWS (HIST_BUCKETS / HIST_SUB)
+#define HIST_SMALL 12
 struct hist {
 	uint64_t n;
 	uint64_t min, max;
@@ -23,9 +25,14 @@ struct hist {
 	uint64_t sum_u64;
 	long double sum_wide;
 	int wide;
-	uint32_t *b; /* allocated on the first sample */
+	/* The counts, by rows of HIST_SUB buckets (one power of two each), a row
+	 * allocated at its first sample; until HIST_SMALL samples, no rows: the
+	 * buckets of the n samples are listed in small. A root with thousands of
+	 * classes (sfq's buckets) so costs little per class. */
+	uint32_t **rows;
+	uint16_t small[HIST_SMALL];
 };
-/* Adds a sample: 0, or -ENOMEM (the first sample allocates). */
+/* Adds a sample: 0, or -ENOMEM (a sample in a new row allocates). */
 int hist_add_slow(struct hist *h, uint64_t v);
 
 static inline unsigned hist_bucket_of(uint64_t v)
@@ -41,9 +48,12 @@ static inline unsigned hist_bucket_of(uint64_t v)
 static inline int hist_add(struct hist *h, uint64_t v)
 {
 	uint64_t sum;
+	unsigned k = hist_bucket_of(v);
+	uint32_t *row;
 
-	/* the common case inline: allocated, the sum still an exact integer */
-	if (!h->b || h->wide || __builtin_add_overflow(h->sum_u64, v, &sum))
+	/* the common case inline: its row allocated, the sum still an exact integer */
+	if (!h->rows || !(row = h->rows[k / HIST_SUB]) || h->wide ||
+	    __builtin_add_overflow(h->sum_u64, v, &sum))
 		return hist_add_slow(h, v);
 	h->sum_u64 = sum;
 	h->n++;
@@ -51,7 +61,7 @@ static inline int hist_add(struct hist *h, uint64_t v)
 		h->min = v;
 	if (v > h->max)
 		h->max = v;
-	h->b[hist_bucket_of(v)]++;
+	row[k % HIST_SUB]++;
 	return 0;
 }
 /* The q-quantile (0..1): the lower edge of the bucket holding it. */

@@ -10,6 +10,7 @@
 #   make bench      interpreter and whole-simulation speed against libpcap, peak RSS
 #   make bench-peers the same 2-class capture through tcsim and ns-3's PrioQueueDisc: speed ratio, delays
 #                   (optional; installs libns3-dev when root and missing)
+#   make bench-scale peak RSS and ns/packet as runs, backlogs and sfq flows grow (minutes)
 #   make install    PREFIX=/usr/local, DESTDIR=: the binary, docs and scenarios (make uninstall)
 #   make deps       install missing Debian packages (needs root)
 
@@ -55,6 +56,7 @@ TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tools/%)
 BENCH_BIN := $(BUILD)/bench/bpf_bench
 SIM_BENCH := $(BUILD)/bench/sim_bench
+SCALE_BENCH := $(BUILD)/bench/scale_bench
 # Fuzz targets: tests/fuzz/fuzz_NAME.c. make check links each with
 # replay.c (the committed regression inputs); make fuzz with libFuzzer.
 FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
@@ -64,7 +66,7 @@ FUZZ_BIN   := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all demo check check-qemu check-shaping asan bench bench-peers deps deps-check deps-check-test install uninstall format clean fuzz fuzz-bins fuzz-deps-check valgrind
+.PHONY: all demo check check-qemu check-shaping asan bench bench-peers bench-scale deps deps-check deps-check-test install uninstall format clean fuzz fuzz-bins fuzz-deps-check valgrind
 all: tcsim
 
 tcsim: $(BUILD)/tcsim
@@ -108,6 +110,9 @@ $(BENCH_BIN): $(BUILD)/bench/bpf_bench.o $(SUP_OBJ) $(BUILD)/libtcsim.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 $(SIM_BENCH): $(BUILD)/bench/sim_bench.o $(SUP_OBJ) $(BUILD)/libtcsim.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+$(SCALE_BENCH): $(BUILD)/bench/scale_bench.o $(BUILD)/libtcsim.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 $(BUILD)/fuzz/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay.o $(BUILD)/tests/fuzz/noresolve.o $(SUP_OBJ) $(BUILD)/libtcsim.a
@@ -220,6 +225,10 @@ $(PEERS_DIR)/.deps-ns3: | $(BUILD)/.deps-build
 	  else echo "tcsim: make bench-peers needs ns-3 and a C++ compiler: the Debian package $(NS3_DEB); run 'sudo make bench-peers' or apt-get install $(NS3_DEB)" >&2; exit 1; fi; \
 	fi
 	@mkdir -p $(dir $@) && touch $@
+# Issue 17 item 4, a few minutes: peak RSS from 10k to 10M packets and with
+# a 1M-packet backlog, ns/packet from 100 to 100k concurrent sfq flows.
+bench-scale: $(SCALE_BENCH)
+	$(SCALE_BENCH)
 
 # Missing packages are installed when we are root; otherwise we say which.
 # The stamps record a check that passed, once per build tree.

@@ -71,17 +71,22 @@ struct pkt *pkt_pool_new(struct pkt_pool *pool, const uint8_t *frame, uint32_t c
 {
 	struct pkt *p;
 
+	unsigned cls;
+
 	if (caplen > PKT_POOL_DATA)
 		return pkt_new(frame, caplen, len);
-	p = pool->free;
+	/* the smallest room of 128 << cls bytes that holds caplen */
+	cls = caplen <= 128 ? 0 : 32 - (unsigned)__builtin_clz(caplen - 1) - 7;
+	p = pool->free[cls];
 	if (p) {
-		pool->free = p->next;
+		pool->free[cls] = p->next;
 	} else {
-		p = malloc(sizeof(*p) + PKT_POOL_DATA);
+		p = malloc(sizeof(*p) + (128u << cls));
 		if (!p)
 			return NULL;
 	}
 	pkt_zero(p);
+	p->pool_class = (uint8_t)cls;
 	p->data = (uint8_t *)(p + 1);
 	p->pool = pool;
 	pkt_fill(p, frame, caplen, len);
@@ -93,8 +98,8 @@ void pkt_free(struct pkt *p)
 	if (!p)
 		return;
 	if (p->pool) {
-		p->next = p->pool->free;
-		p->pool->free = p;
+		p->next = p->pool->free[p->pool_class];
+		p->pool->free[p->pool_class] = p;
 		return;
 	}
 	free(p->data);
@@ -103,12 +108,13 @@ void pkt_free(struct pkt *p)
 
 void pkt_pool_drain(struct pkt_pool *pool)
 {
-	while (pool->free) {
-		struct pkt *p = pool->free;
+	for (int c = 0; c < PKT_POOL_CLASSES; c++)
+		while (pool->free[c]) {
+			struct pkt *p = pool->free[c];
 
-		pool->free = p->next;
-		free(p);
-	}
+			pool->free[c] = p->next;
+			free(p);
+		}
 }
 
 /* Moves the outer 802.1Q/802.1ad tag out of the data, as received frames

@@ -49,6 +49,7 @@ struct pkt {
 	uint32_t priority; /* skb->priority */
 	uint32_t mark;
 	uint32_t hash;
+	uint8_t pool_class; /* its pool's free list: data room 128 << pool_class (fills padding) */
 	struct pkt_pool *pool; /* where the record returns, or NULL */
 
 	uint64_t id;      /* arrival order, from 1 */
@@ -117,13 +118,15 @@ static inline struct pkt *pktq_pop_tail(struct pkt_queue *q)
 	return p;
 }
 
-/* Recycled packet records of one simulation: a record and room for
- * PKT_POOL_DATA bytes in one block, kept on a free list when released, so
- * the hot path does not call malloc. Memory stays bounded by the packets
- * in flight at the busiest moment. */
+/* Recycled packet records of one simulation: a record and room for its
+ * bytes in one block (128, 256, ... PKT_POOL_DATA: the smallest that
+ * holds them), kept on the free list of its size when released, so the
+ * hot path does not call malloc. Memory stays bounded by the packets in
+ * flight at the busiest moment, each taking about its own size. */
 #define PKT_POOL_DATA 2048
+#define PKT_POOL_CLASSES 5 /* 128 << 0 .. 128 << 4 = PKT_POOL_DATA */
 struct pkt_pool {
-	struct pkt *free;
+	struct pkt *free[PKT_POOL_CLASSES];
 };
 
 /* Copies caplen bytes of frame; NULL when out of memory. With a pool the

@@ -25,12 +25,13 @@
 #define NPKTS 2000000ull /* the capture (-DNPKTS=... for a quick try) */
 #endif
 #define RSS_SMALL (NPKTS / 4) /* peak RSS over this prefix of it, and over the whole */
-#define REPS 3		      /* best of */
+#define REPS 3		      /* best of, for the other policies */
+#define PAIRS 7		      /* seed policy vs baseline: interleaved pairs, median ratio */
 #define RATE_BPS 100000000ull /* the device: 100 Mbit/s */
 #define PHASE_NS 50000000ull  /* offered load alternates every 50 ms ... */
 #define LOAD_HI 1.6	      /* ... between 1.6x and 0.8x the line rate: */
 #define LOAD_LO 0.8	      /* 1.2x on average, so queues build and sfq drops */
-#define TARGET_RATIO 2.0
+#define TARGET_RATIO 1.0 /* issue 17: at the libpcap floor (median of the pairs) */
 #define TARGET_RSS_MIB 64.0
 #define FLAT_REL 0.10 /* the whole capture's figure within 10 % + 2 MiB of the prefix's */
 #define FLAT_ABS_MIB 2.0
@@ -264,7 +265,9 @@ static const char *load_pool(struct pcap_frames *f)
 /* NPKTS frames of the pool, looped, with nanosecond timestamps that offer
  * LOAD_HI or LOAD_LO times the line rate by 50 ms phase; the gaps are
  * exponential so arrivals also bunch within a phase. */
-static int write_capture(const struct pcap_frames *pool, uint64_t *bytes, uint64_t *span_ns)
+/* keep: write it there and leave it (--write-capture), else a temporary file */
+static int write_capture(const struct pcap_frames *pool, uint64_t *bytes, uint64_t *span_ns,
+			 const char *keep)
 {
 	pcap_t *dead =
 	    pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 262144, PCAP_TSTAMP_PRECISION_NANO);
@@ -276,18 +279,22 @@ static int write_capture(const struct pcap_frames *pool, uint64_t *bytes, uint64
 
 	if (!dead)
 		return -ENOMEM;
-	snprintf(cap_path, sizeof(cap_path), "/tmp/sim_bench.XXXXXX.pcap");
-	fd = mkstemps(cap_path, 5);
-	if (fd < 0) {
-		cap_path[0] = 0;
-		return -errno;
+	if (keep) {
+		fp = fopen(keep, "wb");
+	} else {
+		snprintf(cap_path, sizeof(cap_path), "/tmp/sim_bench.XXXXXX.pcap");
+		fd = mkstemps(cap_path, 5);
+		if (fd < 0) {
+			cap_path[0] = 0;
+			return -errno;
+		}
+		atexit(remove_capture);
+		signal(SIGINT, on_signal);
+		signal(SIGTERM, on_signal);
+		signal(SIGHUP, on_signal);
+		signal(SIGPIPE, on_signal); /* `make bench | head` */
+		fp = fdopen(fd, "wb");
 	}
-	atexit(remove_capture);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
-	signal(SIGPIPE, on_signal); /* `make bench | head` */
-	fp = fdopen(fd, "wb");
 	dump = fp ? pcap_dump_fopen(dead, fp) : NULL;
 	if (!dump)
 		return -EIO;
@@ -529,6 +536,13 @@ static double measure_rss(const char *what, uint64_t limit)
 /* ---- main -------------------------------------------------------------- */
 
 /* "2M pkts", "500k pkts", "1234 pkts" into buf[16] */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static const char *pkts(uint64_t n, char *buf)
 {
 	if (n % 1000000 == 0)
@@ -545,7 +559,7 @@ int main(int argc, char **argv)
 	struct pcap_frames pool = {0};
 	struct sim_result sr;
 	uint64_t bytes = 0, span = 0, bm[NCHAIN];
-	double tb[REPS], ts[REPS], th[REPS], tf[REPS], tu[REPS], t8[REPS], best_b = INFINITY,
+	double tb[PAIRS], ts[PAIRS], ratio[PAIRS], sorted[PAIRS], th[REPS], tf[REPS], tu[REPS], t8[REPS], best_b = INFINITY,
 								   best_s = INFINITY, best_h = INFINITY,
 								   best_f = INFINITY, best_u = INFINITY,
 								   best_8 = INFINITY, t0;
@@ -559,6 +573,10 @@ int main(int argc, char **argv)
 
 	if (argc == 5 && !strcmp(argv[1], "--rss-child"))
 		return rss_child(argv[2], argv[3], argv[4]);
+	/* sim_bench --write-capture PATH: only write the capture there (to profile
+	 * with `--rss-child sim PATH 0` under callgrind) */
+	if (argc == 3 && strcmp(argv[1], "--write-capture"))
+		return 2;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	pkts(RSS_SMALL, n_small);
 	pkts(NPKTS, n_big);
@@ -569,31 +587,47 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sim_bench: no frames\n");
 		return 1;
 	}
-	if ((r = write_capture(&pool, &bytes, &span))) {
+	if ((r = write_capture(&pool, &bytes, &span, argc == 3 ? argv[2] : NULL))) {
 		fprintf(stderr, "sim_bench: cannot write the capture in /tmp: %s\n", strerror(-r));
 		return 1;
 	}
 	printf("sim_bench: %llu packets (%zu frames of %s), %.1f MB, written in %.1f s to %s\n",
-	       (unsigned long long)NPKTS, pool.n, from, bytes / 1e6, now_s() - t0, cap_path);
+	       (unsigned long long)NPKTS, pool.n, from, bytes / 1e6, now_s() - t0, argc == 3 ? argv[2] : cap_path);
 	pcap_frames_free(&pool);
+	if (argc == 3)
+		return 0;
 	if (load_chain())
 		return 1;
 	make_chain_policies();
 
-	/* Interleaved so drift hits both alike; the first pair also checks that
-	 * the simulation's classifier agrees with bpf_filter on every count. */
-	for (int i = 0; i < REPS; i++) {
-		t0 = now_s();
-		nb = run_baseline(cap_path, 0, bm);
-		tb[i] = now_s() - t0;
-		if (nb != (int64_t)NPKTS) {
-			fprintf(stderr, "sim_bench: baseline read %lld packets\n", (long long)nb);
-			return 1;
+	/* Interleaved pairs, so drift hits both alike, each pair in the other
+	 * order from the last; the first simulation also checks that its
+	 * classifier agrees with bpf_filter on every count. */
+	for (int i = 0; i < PAIRS; i++) {
+		for (int k = 0; k < 2; k++) {
+			if ((k == 0) == (i % 2 == 0)) {
+				t0 = now_s();
+				nb = run_baseline(cap_path, 0, bm);
+				tb[i] = now_s() - t0;
+				if (nb != (int64_t)NPKTS) {
+					fprintf(stderr, "sim_bench: baseline read %lld packets\n",
+						(long long)nb);
+					return 1;
+				}
+			} else {
+				t0 = now_s();
+				if (run_sim(cap_path, 0, i == 0 ? &sr : NULL))
+					return 1;
+				ts[i] = now_s() - t0;
+			}
 		}
-		t0 = now_s();
-		if (run_sim(cap_path, 0, i == 0 ? &sr : NULL))
-			return 1;
-		ts[i] = now_s() - t0;
+		ratio[i] = ts[i] / tb[i];
+		sorted[i] = ratio[i];
+		best_b = fmin(best_b, tb[i]);
+		best_s = fmin(best_s, ts[i]);
+	}
+	qsort(sorted, PAIRS, sizeof(*sorted), cmp_double);
+	for (int i = 0; i < REPS; i++) {
 		t0 = now_s();
 		if (run_sim_policy(cap_path, htb_policy, 0, i == 0 ? &hr : NULL))
 			return 1;
@@ -614,8 +648,6 @@ int main(int argc, char **argv)
 		t8[i] = now_s() - t0;
 		best_8 = fmin(best_8, t8[i]);
 		best_h = fmin(best_h, th[i]);
-		best_b = fmin(best_b, tb[i]);
-		best_s = fmin(best_s, ts[i]);
 	}
 
 	printf("device %.0f Mbit/s; offered %.1fx / %.1fx of it in alternating %.0f ms phases, "
@@ -641,22 +673,27 @@ int main(int argc, char **argv)
 
 	snprintf(label, sizeof(label), "whole run, %s: wall s per run", pkts(NPKTS, n_big));
 	printf("\n%-44s", label);
-	for (int i = 0; i < REPS; i++)
-		printf("   run %d", i + 1);
-	printf(" %8s %10s\n", "ns/pkt", "packets/s");
-	for (int e = 0; e < 2; e++) {
-		const double *t = e ? ts : tb;
-		double best = e ? best_s : best_b;
+	for (int i = 0; i < PAIRS; i++)
+		printf(" pair %d", i + 1);
+	printf(" %7s\n", "best");
+	for (int e = 0; e < 3; e++) {
+		const double *t = e == 2 ? ratio : e ? ts : tb;
 
-		printf("%-44s", e ? "simulation: tc policy, sim_run, accounting"
-				  : "baseline: libpcap read + 4 x bpf_filter");
-		for (int i = 0; i < REPS; i++)
-			printf(" %7.3f", t[i]);
-		printf(" %8.0f %10.0f\n", best * 1e9 / NPKTS, NPKTS / best);
+		printf("%-44s", e == 2 ? "ratio simulation/baseline"
+			       : e     ? "simulation: tc policy, sim_run, accounting"
+				       : "baseline: libpcap read + 4 x bpf_filter");
+		for (int i = 0; i < PAIRS; i++)
+			printf(" %6.3f", t[i]);
+		if (e < 2)
+			printf(" %7.3f  %.0f ns/pkt", e ? best_s : best_b,
+			       (e ? best_s : best_b) * 1e9 / NPKTS);
+		printf("\n");
 	}
-	speed_met = best_s / best_b <= TARGET_RATIO;
-	printf("ratio simulation/baseline (best of %d each): %.2f   target <= %.1f: %s\n", REPS,
-	       best_s / best_b, TARGET_RATIO, speed_met ? "MET" : "NOT met");
+	speed_met = sorted[PAIRS / 2] <= TARGET_RATIO;
+	printf("ratio simulation/baseline, %d interleaved pairs: min %.2f median %.2f max %.2f   "
+	       "target median <= %.1f: %s\n",
+	       PAIRS, sorted[0], sorted[PAIRS / 2], sorted[PAIRS - 1], TARGET_RATIO,
+	       speed_met ? "MET" : "NOT met");
 
 	printf("\nhtb: 1:1 rate 95mbit, 4 leaves (40/30/15/10mbit, ceil 95mbit), sfq below each, "
 	       "the same 4 filters\n");
@@ -719,7 +756,7 @@ int main(int argc, char **argv)
 	       TARGET_RSS_MIB, rss_met ? "MET" : "NOT met", n_big, n_small, FLAT_REL * 100,
 	       FLAT_ABS_MIB, flat ? "MET" : "NOT met");
 
-	printf("\nsim_bench: speed (<= %.1fx baseline) %s; htb (<= %.1fx seed policy) %s; fq_codel "
+	printf("\nsim_bench: speed (median <= %.1fx baseline) %s; htb (<= %.1fx seed policy) %s; fq_codel "
 	       "(<= %.1fx seed policy) %s; u32 (<= %.1fx bpf) %s; memory (< %.0f MiB and flat) %s\n",
 	       TARGET_RATIO, speed_met ? "MET" : "NOT met", TARGET_HTB, htb_met ? "MET" : "NOT met",
 	       TARGET_FQC, fqc_met ? "MET" : "NOT met", TARGET_U32, u32_met ? "MET" : "NOT met",

@@ -102,6 +102,10 @@ struct sfq_sched_data {
 	uint32_t nbound;
 	uint32_t cursor;
 	uint32_t last; /* the bucket found last: packets come in bursts of a flow */
+	/* buckets neither bound nor busy, and buckets busy (ht set): a new key
+	 * scans for a bucket only when one exists (a scan of divisor entries per
+	 * packet made 100k round-robin flows crawl) */
+	uint32_t nfree, nbusy;
 };
 
 /* ---- option words (iproute2 tc/q_sfq.c) ---- */
@@ -358,14 +362,27 @@ static void sfq_key_pack(struct sfq_key *key, const struct flow_keys *fk)
 
 static uint32_t sfq_key_index(const struct sfq_sched_data *sd, const struct sfq_key *key);
 
+/* ht[b] = x, keeping nfree and nbusy */
+static void sfq_ht_set(struct sfq_sched_data *sd, uint32_t b, uint16_t x)
+{
+	uint32_t was = sd->ht[b] == SFQ_EMPTY_SLOT, is = x == SFQ_EMPTY_SLOT;
+
+	if (sd->bind && !sd->bind[b].bound)
+		sd->nfree += is - was;
+	sd->nbusy += was - is;
+	sd->ht[b] = x;
+}
+
 static void sfq_map_reset(struct sfq_sched_data *sd)
 {
 	if (!sd->bind)
 		return;
 	if (sd->nbound > sd->divisor) {
+		sd->nfree = 0;
 		for (uint32_t i = 0; i < sd->divisor; i++) {
 			sd->bind[i].bound = 0;
 			sd->index[i] = -1;
+			sd->nfree += sd->ht[i] == SFQ_EMPTY_SLOT;
 		}
 	} else {
 		/* every chain holds bound buckets only: emptying the heads of
@@ -376,6 +393,7 @@ static void sfq_map_reset(struct sfq_sched_data *sd)
 			if (b->bound) {
 				sd->index[sfq_key_index(sd, &b->key)] = -1;
 				b->bound = 0;
+				sd->nfree += sd->ht[sd->bound[i]] == SFQ_EMPTY_SLOT;
 			}
 		}
 	}
@@ -414,6 +432,7 @@ static void sfq_unbind(struct sfq_sched_data *sd, uint32_t b)
 		link = &sd->bind[*link].chain;
 	*link = sd->bind[b].chain;
 	sd->bind[b].bound = 0;
+	sd->nfree += sd->ht[b] == SFQ_EMPTY_SLOT;
 }
 
 /* Tuple mode: the bucket bound to this key; a new key takes the first
@@ -434,12 +453,12 @@ static int32_t sfq_tuple_bucket(struct sfq_sched_data *sd, const struct sfq_key 
 			sd->last = (uint32_t)i;
 			return i;
 		}
-	for (i = 0; i < (int32_t)sd->divisor; i++) {
+	for (i = 0; sd->nfree && i < (int32_t)sd->divisor; i++) {
 		b = (sd->cursor + (uint32_t)i) & mask;
 		if (!sd->bind[b].bound && sd->ht[b] == SFQ_EMPTY_SLOT)
 			goto take;
 	}
-	for (i = 0; i < (int32_t)sd->divisor; i++) {
+	for (i = 0; sd->nbusy < sd->divisor && i < (int32_t)sd->divisor; i++) {
 		b = (sd->cursor + (uint32_t)i) & mask;
 		if (sd->ht[b] == SFQ_EMPTY_SLOT) {
 			sfq_unbind(sd, b);
@@ -448,6 +467,7 @@ static int32_t sfq_tuple_bucket(struct sfq_sched_data *sd, const struct sfq_key 
 	}
 	return -1;
 take:
+	sd->nfree -= sd->ht[b] == SFQ_EMPTY_SLOT; /* it is idle: it was free */
 	sd->bind[b].key = *key;
 	sd->bind[b].bound = 1;
 	if (sd->nbound < sd->divisor)
@@ -582,7 +602,7 @@ static struct pkt *sfq_drop(struct sfq_sched_data *sd)
 			sd->tail = SFQ_EMPTY_SLOT;
 		else
 			sd->slots[sd->tail].next = slot->next;
-		sd->ht[slot->hash] = SFQ_EMPTY_SLOT;
+		sfq_ht_set(sd, slot->hash, SFQ_EMPTY_SLOT);
 	} else {
 		return NULL;
 	}
@@ -629,7 +649,7 @@ static int sfq_enqueue(struct qdisc *q, struct pkt *p)
 		x = sd->dep[0].next; /* a free slot */
 		if (x >= SFQ_MAX_FLOWS)
 			return qdisc_drop(q, p, DROP_SFQ_MAXFLOWS);
-		sd->ht[hash] = x;
+		sfq_ht_set(sd, (uint32_t)hash, x);
 		slot = &sd->slots[x];
 		slot->hash = (uint16_t)hash;
 		slot->backlog = 0;
@@ -713,7 +733,7 @@ static struct pkt *sfq_dequeue_slot(struct sfq_sched_data *sd)
 	slot->backlog -= p->len;
 	if (slot->qlen == 0) {
 		/* empty: out of the round, its credit forgotten */
-		sd->ht[slot->hash] = SFQ_EMPTY_SLOT;
+		sfq_ht_set(sd, slot->hash, SFQ_EMPTY_SLOT);
 		if (slot->next == a)
 			sd->tail = SFQ_EMPTY_SLOT;
 		else
@@ -825,7 +845,7 @@ static void sfq_rehash(struct qdisc *q)
 			sfq_dec(sd, (uint16_t)i);
 		}
 		slot->backlog = 0;
-		sd->ht[slot->hash] = SFQ_EMPTY_SLOT;
+		sfq_ht_set(sd, slot->hash, SFQ_EMPTY_SLOT);
 	}
 	sd->tail = SFQ_EMPTY_SLOT;
 
@@ -841,7 +861,7 @@ static void sfq_rehash(struct qdisc *q)
 			x = sd->dep[0].next;
 			if (x >= SFQ_MAX_FLOWS)
 				goto drop;
-			sd->ht[hash] = x;
+			sfq_ht_set(sd, (uint32_t)hash, x);
 			sd->slots[x].hash = (uint16_t)hash;
 		}
 		slot = &sd->slots[x];
@@ -1029,6 +1049,7 @@ static int sfq_init(struct qdisc *q, int argc, char **argv, char *err, size_t er
 	}
 	for (uint32_t i = 0; i < sd->divisor; i++)
 		sd->ht[i] = SFQ_EMPTY_SLOT;
+	sd->nbusy = 0;
 	sd->nbound = sd->divisor + 1; /* the index is not initialised yet: sweep it all */
 	sfq_map_reset(sd);
 	for (uint32_t i = 0; i < sd->maxflows; i++)

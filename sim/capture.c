@@ -332,9 +332,15 @@ static int direct_next(struct capture *c, struct cap_pkt *pkt)
 	c->rpos += PCAP_REC_HDR + caplen;
 	/* ask for what comes a few KiB ahead (the hardware prefetcher stops
 	 * at page boundaries) */
-	for (size_t o = c->rpos - PCAP_REC_HDR - caplen; o < c->rpos + 64; o += 64)
-		if (o + DIRECT_AHEAD < c->rend)
+	{
+		/* the window's end bounds the loop, not a test per line */
+		size_t end = c->rpos + 64, lim = c->rend > DIRECT_AHEAD ? c->rend - DIRECT_AHEAD : 0;
+
+		if (end > lim)
+			end = lim;
+		for (size_t o = c->rpos - PCAP_REC_HDR - caplen; o < end; o += 64)
 			__builtin_prefetch(c->rbuf + o + DIRECT_AHEAD);
+	}
 	c->count++;
 	len = w[3];
 	memset(pkt, 0, sizeof(*pkt));

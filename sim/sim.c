@@ -187,15 +187,18 @@ static struct pkt *env_clone(void *arg, const struct pkt *p)
 	struct pkt *c = pkt_pool_new(&d->sim->pool, p->data, p->caplen, p->len);
 	struct pkt_pool *pool;
 	uint8_t *data;
+	uint8_t cls;
 
 	if (!c) {
 		sim_fail(d->sim, -ENOMEM, "out of memory");
 		return NULL;
 	}
+	cls = c->pool_class;
 	pool = c->pool;
 	data = c->data;
 	*c = *p;
 	c->pool = pool;
+	c->pool_class = cls;
 	c->data = data;
 	c->next = c->prev = NULL;
 	c->id = ++d->sim->next_pkt_id;
@@ -886,6 +889,9 @@ int sim_run_until(struct sim *s, uint64_t until)
 		s->now = until;
 	for (int i = 0; i < s->ndevs && !s->failed; i++)
 		cover_root_classes(s->devs[i]);
+	for (int i = 0; i < s->ndevs; i++)
+		if (stats_sort_classes(&s->devs[i]->st))
+			sim_fail(s, -ENOMEM, "out of memory");
 	return s->failed;
 }
 

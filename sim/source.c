@@ -294,7 +294,7 @@ static int cap_src_next(struct source *s, struct src_packet *p, char *err, size_
 		p->priority = c->o.priority;
 	else if (!cp.reject)
 		p->priority = frame_forward_priority(cp.data, cp.caplen);
-	if (!cp.reject)
+	if (!cp.reject && c->marks) /* no rules: 0, without the call */
 		p->mark = mark_filter_apply(c->marks, cp.data, cp.caplen, cp.len);
 	p->seq = ++c->n;
 	return 1;

@@ -17,12 +17,41 @@ static uint64_t bucket_low(unsigned b)
 	return (uint64_t)(b - e * HIST_SUB) << e;
 }
 
+/* One more sample in bucket k (count of them), in rows: 0 or -ENOMEM. */
+static int hist_put(struct hist *h, unsigned k, uint32_t count)
+{
+	uint32_t **row;
+
+	if (!h->rows) {
+		uint32_t **rows = calloc(HIST_ROWS, sizeof(*rows));
+
+		if (!rows)
+			return -ENOMEM;
+		h->rows = rows;
+		/* the listed samples move into rows (the first row is new: no failure
+		 * can leave one counted twice, as each put allocates before counting) */
+		for (uint64_t i = 0; i < h->n && i < HIST_SMALL; i++)
+			if (hist_put(h, h->small[i], 1))
+				return -ENOMEM;
+	}
+	row = &h->rows[k / HIST_SUB];
+	if (!*row && !(*row = calloc(HIST_SUB, sizeof(**row))))
+		return -ENOMEM;
+	(*row)[k % HIST_SUB] += count;
+	return 0;
+}
+
 int hist_add_slow(struct hist *h, uint64_t v)
 {
-	if (!h->b) {
-		h->b = calloc(HIST_BUCKETS, sizeof(*h->b));
-		if (!h->b)
+	unsigned k = hist_bucket_of(v);
+
+	if (h->rows || h->n >= HIST_SMALL) {
+		if (hist_put(h, k, 1))
 			return -ENOMEM;
+	} else {
+		h->small[h->n] = (uint16_t)k;
+	}
+	if (!h->n) {
 		h->min = v;
 		h->max = v;
 	}
@@ -38,27 +67,56 @@ int hist_add_slow(struct hist *h, uint64_t v)
 		h->min = v;
 	if (v > h->max)
 		h->max = v;
-	h->b[hist_bucket_of(v)]++;
 	return 0;
+}
+
+static int cmp_u16(const void *a, const void *b)
+{
+	return (int)*(const uint16_t *)a - (int)*(const uint16_t *)b;
+}
+
+/* The bucket holding the rank-th smallest sample (rank 1..n). */
+static unsigned hist_rank_bucket(const struct hist *h, uint64_t rank)
+{
+	uint64_t seen = 0;
+
+	if (!h->rows) {
+		uint16_t s[HIST_SMALL];
+
+		memcpy(s, h->small, (size_t)h->n * sizeof(*s));
+		qsort(s, (size_t)h->n, sizeof(*s), cmp_u16);
+		return s[rank - 1];
+	}
+	for (unsigned r = 0; r < HIST_ROWS; r++) {
+		if (!h->rows[r])
+			continue;
+		for (unsigned i = 0; i < HIST_SUB; i++) {
+			seen += h->rows[r][i];
+			if (seen >= rank)
+				return r * HIST_SUB + i;
+		}
+	}
+	return HIST_BUCKETS;
 }
 
 uint64_t hist_quantile(const struct hist *h, double q)
 {
-	uint64_t rank, seen = 0;
+	uint64_t rank;
+	unsigned b;
 
 	if (!h->n)
 		return 0;
 	rank = (uint64_t)ceil(q * (double)h->n);
 	if (rank < 1)
 		rank = 1;
-	for (unsigned b = 0; b < HIST_BUCKETS; b++) {
-		seen += h->b[b];
-		if (seen >= rank) {
-			uint64_t low = bucket_low(b);
+	if (rank > h->n)
+		return h->max;
+	b = hist_rank_bucket(h, rank);
+	if (b < HIST_BUCKETS) {
+		uint64_t low = bucket_low(b);
 
-			/* never report outside the observed range */
-			return low < h->min ? h->min : low > h->max ? h->max : low;
-		}
+		/* never report outside the observed range */
+		return low < h->min ? h->min : low > h->max ? h->max : low;
 	}
 	return h->max;
 }
@@ -72,38 +130,102 @@ double hist_mean(const struct hist *h)
 
 void hist_free(struct hist *h)
 {
-	free(h->b);
+	if (h->rows)
+		for (unsigned r = 0; r < HIST_ROWS; r++)
+			free(h->rows[r]);
+	free(h->rows);
 	memset(h, 0, sizeof(*h));
+}
+
+static uint32_t class_hash(uint32_t classid, uint32_t mask)
+{
+	uint32_t h = classid ^ classid >> 16;
+
+	h *= 0x45d9f3bu;
+	return (h ^ h >> 16) & mask;
+}
+
+/* Rebuilds the classid index for cap slots (a power of two). */
+static int class_map_build(struct dev_stats *st, int cap)
+{
+	int *map = calloc((size_t)cap, sizeof(*map));
+
+	if (!map)
+		return -1;
+	free(st->class_map);
+	st->class_map = map;
+	st->class_map_cap = cap;
+	for (int i = 0; i < st->nclasses; i++) {
+		uint32_t k = class_hash(st->classes[i].classid, (uint32_t)cap - 1);
+
+		while (map[k])
+			k = (k + 1) & ((uint32_t)cap - 1);
+		map[k] = i + 1;
+	}
+	return 0;
 }
 
 struct class_stats *stats_class(struct dev_stats *st, uint32_t classid)
 {
 	struct class_stats *c;
 	int h = st->class_hint;
+	uint32_t k, mask = (uint32_t)st->class_map_cap - 1;
 
 	if (h < st->nclasses && st->classes[h].classid == classid)
 		return &st->classes[h];
-	for (int i = 0; i < st->nclasses; i++)
-		if (st->classes[i].classid == classid) {
-			st->class_hint = i;
-			return &st->classes[i];
-		}
-	c = realloc(st->classes, (size_t)(st->nclasses + 1) * sizeof(*c));
-	if (!c)
-		return NULL;
-	st->classes = c;
-	c = &st->classes[st->nclasses++];
+	/* an index by classid, so a root with thousands of classes (sfq's
+	 * buckets) costs no scan per packet */
+	if (st->class_map)
+		for (k = class_hash(classid, mask); st->class_map[k]; k = (k + 1) & mask)
+			if (st->classes[st->class_map[k] - 1].classid == classid) {
+				st->class_hint = st->class_map[k] - 1;
+				return &st->classes[st->class_hint];
+			}
+	if (st->nclasses == st->classes_cap) {
+		int cap = st->classes_cap ? st->classes_cap * 2 : 4;
+
+		c = realloc(st->classes, (size_t)cap * sizeof(*c));
+		if (!c)
+			return NULL;
+		st->classes = c;
+		st->classes_cap = cap;
+	}
+	c = &st->classes[st->nclasses];
 	memset(c, 0, sizeof(*c));
 	c->classid = classid;
-	/* keep classes ordered by classid for stable reports */
-	for (int i = st->nclasses - 1; i > 0 && st->classes[i - 1].classid > classid; i--) {
-		struct class_stats t = st->classes[i];
-
-		st->classes[i] = st->classes[i - 1];
-		st->classes[i - 1] = t;
-		c = &st->classes[i - 1];
+	/* appended; stats_sort_classes orders them by classid when the run ends */
+	if (st->nclasses && st->classes[st->nclasses - 1].classid > classid)
+		st->classes_unsorted = 1;
+	st->nclasses++;
+	if (st->nclasses * 2 > st->class_map_cap) {
+		if (class_map_build(st, st->class_map_cap ? st->class_map_cap * 4 : 16)) {
+			st->nclasses--;
+			return NULL;
+		}
+	} else {
+		mask = (uint32_t)st->class_map_cap - 1;
+		for (k = class_hash(classid, mask); st->class_map[k]; k = (k + 1) & mask)
+			;
+		st->class_map[k] = st->nclasses;
 	}
 	return c;
+}
+
+static int class_cmp(const void *a, const void *b)
+{
+	const struct class_stats *x = a, *y = b;
+
+	return x->classid < y->classid ? -1 : x->classid > y->classid;
+}
+
+int stats_sort_classes(struct dev_stats *st)
+{
+	if (!st->classes_unsorted)
+		return 0;
+	qsort(st->classes, (size_t)st->nclasses, sizeof(*st->classes), class_cmp);
+	st->classes_unsorted = 0;
+	st->class_hint = 0;
+	return class_map_build(st, st->class_map_cap);
 }
 
 static struct source_stats *source_of(struct dev_stats *st, int src)
@@ -116,15 +238,23 @@ int hist_merge(struct hist *to, const struct hist *from)
 {
 	if (!from->n)
 		return 0;
-	if (!to->b) {
-		to->b = calloc(HIST_BUCKETS, sizeof(*to->b));
-		if (!to->b)
-			return -ENOMEM;
+	if (!to->n) {
 		to->min = from->min;
 		to->max = from->max;
 	}
-	for (unsigned i = 0; i < HIST_BUCKETS; i++)
-		to->b[i] += from->b[i];
+	/* to's counts in rows (its listed samples moved there first) */
+	if (!to->rows && hist_put(to, 0, 0))
+		return -ENOMEM;
+	if (!from->rows) {
+		for (uint64_t i = 0; i < from->n; i++)
+			if (hist_put(to, from->small[i], 1))
+				return -ENOMEM;
+	} else {
+		for (unsigned r = 0; r < HIST_ROWS; r++)
+			for (unsigned i = 0; from->rows[r] && i < HIST_SUB; i++)
+				if (from->rows[r][i] && hist_put(to, r * HIST_SUB + i, from->rows[r][i]))
+					return -ENOMEM;
+	}
 	if (from->min < to->min)
 		to->min = from->min;
 	if (from->max > to->max)
@@ -302,6 +432,7 @@ void stats_free(struct dev_stats *st)
 	}
 	free(st->sources);
 	free(st->classes);
+	free(st->class_map);
 	free(st->verdicts);
 	memset(st, 0, sizeof(*st));
 }

@@ -14,6 +14,8 @@
  * and mean are exact. */
 #define HIST_SUB 128
 #define HIST_BUCKETS (HIST_SUB * 58)
+#define HIST_ROWS (HIST_BUCKETS / HIST_SUB)
+#define HIST_SMALL 12
 struct hist {
 	uint64_t n;
 	uint64_t min, max;
@@ -23,9 +25,14 @@ struct hist {
 	uint64_t sum_u64;
 	long double sum_wide;
 	int wide;
-	uint32_t *b; /* allocated on the first sample */
+	/* The counts, by rows of HIST_SUB buckets (one power of two each), a row
+	 * allocated at its first sample; until HIST_SMALL samples, no rows: the
+	 * buckets of the n samples are listed in small. A root with thousands of
+	 * classes (sfq's buckets) so costs little per class. */
+	uint32_t **rows;
+	uint16_t small[HIST_SMALL];
 };
-/* Adds a sample: 0, or -ENOMEM (the first sample allocates). */
+/* Adds a sample: 0, or -ENOMEM (a sample in a new row allocates). */
 int hist_add_slow(struct hist *h, uint64_t v);
 
 static inline unsigned hist_bucket_of(uint64_t v)
@@ -41,9 +48,12 @@ static inline unsigned hist_bucket_of(uint64_t v)
 static inline int hist_add(struct hist *h, uint64_t v)
 {
 	uint64_t sum;
+	unsigned k = hist_bucket_of(v);
+	uint32_t *row;
 
-	/* the common case inline: allocated, the sum still an exact integer */
-	if (!h->b || h->wide || __builtin_add_overflow(h->sum_u64, v, &sum))
+	/* the common case inline: its row allocated, the sum still an exact integer */
+	if (!h->rows || !(row = h->rows[k / HIST_SUB]) || h->wide ||
+	    __builtin_add_overflow(h->sum_u64, v, &sum))
 		return hist_add_slow(h, v);
 	h->sum_u64 = sum;
 	h->n++;
@@ -51,7 +61,7 @@ static inline int hist_add(struct hist *h, uint64_t v)
 		h->min = v;
 	if (v > h->max)
 		h->max = v;
-	h->b[hist_bucket_of(v)]++;
+	row[k % HIST_SUB]++;
 	return 0;
 }
 /* The q-quantile (0..1): the lower edge of the bucket holding it. */
@@ -100,6 +110,12 @@ struct dev_stats {
 	struct verdict_count *verdicts;
 	int nverdicts;
 	int class_hint; /* index of the class last looked up (a guess) */
+	/* classes are appended during a run and found through class_map
+	 * (classid -> index + 1, open addressing); stats_sort_classes orders
+	 * them by classid at its end, which is how readers see them */
+	int classes_cap, classes_unsorted;
+	int *class_map;
+	int class_map_cap;
 	struct source_stats *sources; /* [nsources], by source number */
 	int nsources;
 	/* Per-source delays are recorded only once two sources feed the device:
@@ -132,5 +148,7 @@ void stats_free(struct dev_stats *st);
 int stats_source_delays(const struct dev_stats *st, int i, struct hist *tmp_q, struct hist *tmp_t,
 			const struct hist **q, const struct hist **t);
 struct class_stats *stats_class(struct dev_stats *st, uint32_t classid);
+/* Orders the classes by classid (sim.c, when a run ends): 0 or -ENOMEM. */
+int stats_sort_classes(struct dev_stats *st);
 
 #endif

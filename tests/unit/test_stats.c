@@ -1,0 +1,174 @@
+/* test_stats.c - the delay histograms and the class table of sim/stats.c,
+ * against definitions computed here from the raw samples: a histogram's
+ * quantile is the lower edge of the bucket holding the sample of that rank
+ * (clamped to min..max), whether its samples are still listed (the first
+ * HIST_SMALL) or counted in rows, and after merges; classes added in any
+ * order are all found again and read in classid order once sorted. */
+#include <CUnit/Basic.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "unit.h"
+
+static uint64_t lcg_state = 7;
+
+static uint64_t lcg(void)
+{
+	lcg_state = lcg_state * 6364136223846793005ull + 1442695040888963407ull;
+	return lcg_state >> 11;
+}
+
+/* Values over many magnitudes: 0..255 exactly, then up to ~2^50. */
+static uint64_t sample(void)
+{
+	uint64_t r = lcg();
+
+	return r % 4 == 0 ? r % 300 : (r >> 8) >> (lcg() % 50);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t low_edge(unsigned b)
+{
+	unsigned e;
+
+	if (b < 2 * HIST_SUB)
+		return b;
+	e = b / HIST_SUB - 1;
+	return (uint64_t)(b - e * HIST_SUB) << e;
+}
+
+/* The quantile by definition, from the sorted samples. */
+static uint64_t ref_quantile(const uint64_t *sorted, size_t n, double q)
+{
+	uint64_t rank = (uint64_t)ceil(q * (double)n), low;
+
+	if (rank < 1)
+		rank = 1;
+	low = low_edge(hist_bucket_of(sorted[rank - 1]));
+	return low < sorted[0] ? sorted[0] : low > sorted[n - 1] ? sorted[n - 1] : low;
+}
+
+static const double qs[] = {0, 0.001, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 0.999, 1};
+
+static void check_hist(const struct hist *h, const uint64_t *v, size_t n)
+{
+	uint64_t *s = malloc(n * sizeof(*s));
+	long double sum = 0;
+
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_u64);
+	CU_ASSERT_EQUAL(h->n, n);
+	CU_ASSERT_EQUAL(h->min, s[0]);
+	CU_ASSERT_EQUAL(h->max, s[n - 1]);
+	for (size_t i = 0; i < n; i++)
+		sum += s[i];
+	CU_ASSERT_DOUBLE_EQUAL(hist_mean(h), (double)(sum / n), 1e-9 * (double)(sum / n) + 1e-9);
+	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+		uint64_t got = hist_quantile(h, qs[i]), want = ref_quantile(s, n, qs[i]);
+
+		if (got != want)
+			fprintf(stderr, "n %zu q %g: %llu, want %llu\n", n, qs[i],
+				(unsigned long long)got, (unsigned long long)want);
+		CU_ASSERT_EQUAL(got, want);
+	}
+	free(s);
+}
+
+/* Listed (n <= HIST_SMALL), just past it, and well into rows. */
+static void test_quantiles(void)
+{
+	static const size_t sizes[] = {1, 2, 5, HIST_SMALL - 1, HIST_SMALL, HIST_SMALL + 1, 40, 5000};
+
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t n = sizes[k];
+		uint64_t *v = malloc(n * sizeof(*v));
+		struct hist h = {0};
+
+		for (size_t i = 0; i < n; i++) {
+			v[i] = sample();
+			CU_ASSERT_EQUAL(hist_add(&h, v[i]), 0);
+		}
+		CU_ASSERT_EQUAL(h.rows != NULL, n > HIST_SMALL);
+		check_hist(&h, v, n);
+		hist_free(&h);
+		free(v);
+	}
+}
+
+/* Merges of listed and counted histograms into empty, listed and counted
+ * ones give the histogram of all their samples. */
+static void test_merge(void)
+{
+	static const size_t parts[][2] = {{3, 4}, {3, 30}, {30, 3}, {30, 300}, {0, 5}, {5, 0}};
+
+	for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++) {
+		size_t na = parts[k][0], nb = parts[k][1];
+		uint64_t *v = malloc((na + nb) * sizeof(*v));
+		struct hist a = {0}, b = {0}, c = {0};
+
+		for (size_t i = 0; i < na + nb; i++) {
+			v[i] = sample();
+			CU_ASSERT_EQUAL(hist_add(i < na ? &a : &b, v[i]), 0);
+		}
+		CU_ASSERT_EQUAL(hist_merge(&c, &a), 0);
+		CU_ASSERT_EQUAL(hist_merge(&c, &b), 0);
+		CU_ASSERT_EQUAL(hist_merge(&a, &b), 0);
+		check_hist(&c, v, na + nb);
+		check_hist(&a, v, na + nb);
+		hist_free(&a);
+		hist_free(&b);
+		hist_free(&c);
+		free(v);
+	}
+}
+
+/* Thousands of classes in a scrambled order: each found again (the same
+ * record), none twice, and in classid order after stats_sort_classes. */
+static void test_classes(void)
+{
+	struct dev_stats st = {0};
+	enum { N = 3000 };
+
+	for (int round = 0; round < 2; round++)
+		for (uint32_t i = 0; i < N; i++) {
+			uint32_t id = 0x80010000u + (i * 1237u) % N + 1;
+			struct class_stats *c = stats_class(&st, id);
+
+			CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+			CU_ASSERT_EQUAL(c->classid, id);
+			c->packets++;
+		}
+	CU_ASSERT_EQUAL(st.nclasses, N);
+	CU_ASSERT_EQUAL(stats_sort_classes(&st), 0);
+	for (int i = 0; i < st.nclasses; i++) {
+		CU_ASSERT_EQUAL(st.classes[i].classid, 0x80010000u + (uint32_t)i + 1);
+		CU_ASSERT_EQUAL(st.classes[i].packets, 2);
+	}
+	/* still found after the sort moved them */
+	CU_ASSERT_EQUAL(stats_class(&st, 0x80010000u + 1234)->packets, 2);
+	CU_ASSERT_EQUAL(stats_class(&st, 0x80010000u + 17)->classid, 0x80010000u + 17);
+	CU_ASSERT_EQUAL(st.nclasses, N);
+	stats_free(&st);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("stats", NULL, NULL);
+	CU_add_test(s, "quantiles: listed and counted samples", test_quantiles);
+	CU_add_test(s, "merges of listed and counted histograms", test_merge);
+	CU_add_test(s, "classes in any order: found, then sorted", test_classes);
+	return unit_run();
+}

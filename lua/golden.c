@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "outfile.h"
 #include "json.h"
 #include "json_diff.h"
 #include "lua_tcsim.h"
+#include "outfile.h"
 #include "report.h"
 #include "version.h"
 
@@ -52,14 +52,16 @@ static void kernel_mode(lua_State *L, struct scenario *sc, char *buf, size_t n)
 		lua_pop(L, 1);
 		if (!ls || !ls->s)
 			continue;
-		bit = 1u << ((ls->s->cfg.kernel == BPF_KERNEL_3_13 ? 2 : 0) + !!ls->s->cfg.sfq_allot_bytes);
+		bit = 1u << ((ls->s->cfg.kernel == BPF_KERNEL_3_13 ? 2 : 0) +
+			     !!ls->s->cfg.sfq_allot_bytes);
 		if (seen & bit)
 			continue;
 		seen |= bit;
 		if (k < n)
-			k += (size_t)snprintf(buf + k, n - k, "%s%s%s", k ? "; " : "",
-					      ls->s->cfg.kernel == BPF_KERNEL_3_13 ? "3.13" : "current",
-					      ls->s->cfg.sfq_allot_bytes ? ", sfq-allot bytes" : "");
+			k += (size_t)snprintf(
+			    buf + k, n - k, "%s%s%s", k ? "; " : "",
+			    ls->s->cfg.kernel == BPF_KERNEL_3_13 ? "3.13" : "current",
+			    ls->s->cfg.sfq_allot_bytes ? ", sfq-allot bytes" : "");
 	}
 	lua_pop(L, 1);
 	if (!buf[0])
@@ -77,7 +79,9 @@ static char *results_doc(lua_State *L, struct scenario *sc, size_t *len, int mad
 
 	if (!f)
 		return NULL;
-	fputs("{\n\"tcsim\": 1,\n\"schema_version\": \"" REPORT_SCHEMA_VERSION "\",\n\"scenario\": \"", f);
+	fputs("{\n\"tcsim\": 1,\n\"schema_version\": \"" REPORT_SCHEMA_VERSION
+	      "\",\n\"scenario\": \"",
+	      f);
 	json_chars(f, base_name(sc->path));
 	fputs("\",\n", f);
 	if (made_with) {
@@ -188,10 +192,15 @@ static void golden_cases(struct scenario *sc, const struct json *want, const str
 }
 
 /* s on one line: a golden's control characters print as '?' */
-static void print_line_safe(const char *s)
+/* s with control characters as '?', into buf (cut to its size) */
+static const char *line_safe(const char *s, char *buf, size_t size)
 {
-	for (; *s; s++)
-		putchar((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
+	size_t i = 0;
+
+	for (; *s && i + 1 < size; s++)
+		buf[i++] = (unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s;
+	buf[i] = 0;
+	return buf;
 }
 
 /* One line when the golden was made by another release of tcsim, or for
@@ -203,9 +212,11 @@ static void print_line_safe(const char *s)
 static void made_with_note(lua_State *L, struct scenario *sc, const struct json *want, int ndiff)
 {
 	const struct json *mw = json_get(want, "made_with");
-	const char *v = json_string(json_get(mw, "tcsim")), *k = json_string(json_get(mw, "kernel"));
+	const char *v = json_string(json_get(mw, "tcsim")),
+		   *k = json_string(json_get(mw, "kernel"));
 	const char *me = tcsim_version();
 	char mode[256];
+	char vs[128], ks[256], note[1024];
 	size_t vl, ml;
 
 	if (!v || !k)
@@ -215,11 +226,12 @@ static void made_with_note(lua_State *L, struct scenario *sc, const struct json 
 	ml = tcsim_release_len(me);
 	if (!strcmp(k, mode) && vl == ml && !strncmp(v, me, vl) && !(ndiff && strcmp(v, me)))
 		return;
-	printf("check %s: %s was made by tcsim ", sc->o->path, sc->o->expect);
-	print_line_safe(v);
-	fputs(", kernel ", stdout);
-	print_line_safe(k);
-	printf("; this is tcsim %s, kernel %s\n", me, mode);
+	snprintf(note, sizeof(note),
+		 "%s was made by tcsim %s, kernel %s; this is tcsim %s, kernel %s", sc->o->expect,
+		 line_safe(v, vs, sizeof(vs)), line_safe(k, ks, sizeof(ks)), me, mode);
+	printf("check %s: %s\n", sc->o->path, note);
+	if (sc->o->junit || sc->o->tap)
+		(void)ci_note(&sc->ci, note);
 }
 
 /* --expect: the differences, on stdout; 0 when none. */
@@ -259,10 +271,18 @@ static int compare_golden(lua_State *L, struct scenario *sc, const char *text, s
 	n = json_diff(want, got, &d, stdout);
 	if (n >= 0)
 		made_with_note(L, sc, want, n);
-	if (n > 0 && (!gv || strcmp(gv, REPORT_SCHEMA_VERSION)))
-		printf("note: %s holds results of schema %s, tcsim writes %s: members added "
-		       "since show as only in actual (--write-golden renews it)\n",
-		       o->expect, gv ? gv : "1.0", REPORT_SCHEMA_VERSION);
+	if (n > 0 && (!gv || strcmp(gv, REPORT_SCHEMA_VERSION))) {
+		char gs[64], note[1024];
+
+		snprintf(note, sizeof(note),
+			 "%s holds results of schema %s, tcsim writes %s: members added since "
+			 "show as only in actual (--write-golden renews it)",
+			 o->expect, gv ? line_safe(gv, gs, sizeof(gs)) : "1.0",
+			 REPORT_SCHEMA_VERSION);
+		printf("note: %s\n", note);
+		if (o->junit || o->tap)
+			(void)ci_note(&sc->ci, note);
+	}
 	json_free(want);
 	json_free(got);
 	if (n < 0) {

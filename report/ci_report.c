@@ -44,8 +44,28 @@ int ci_add(struct ci_report *r, const char *name, const char *file, int line,
 	return 0;
 }
 
+int ci_note(struct ci_report *r, const char *text)
+{
+	char **v = realloc(r->notes, (r->nnotes + 1) * sizeof(*v));
+
+	if (!v) {
+		r->oom = 1;
+		return -ENOMEM;
+	}
+	r->notes = v;
+	if (!(v[r->nnotes] = strdup(text))) {
+		r->oom = 1;
+		return -ENOMEM;
+	}
+	r->nnotes++;
+	return 0;
+}
+
 void ci_free(struct ci_report *r)
 {
+	for (size_t i = 0; i < r->nnotes; i++)
+		free(r->notes[i]);
+	free(r->notes);
 	for (size_t i = 0; i < r->n; i++) {
 		free(r->c[i].name);
 		free(r->c[i].file);
@@ -120,11 +140,12 @@ void ci_write_junit(const struct ci_report *r, const char *suite, FILE *out)
 		err += r->c[i].outcome == CI_ERROR;
 	}
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
-	fprintf(out, "<testsuites tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n", r->n, fail, err);
+	fprintf(out, "<testsuites tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n", r->n, fail,
+		err);
 	fputs("  <testsuite name=\"", out);
 	xml_text(out, suite);
-	fprintf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"0\">\n", r->n, fail,
-		err);
+	fprintf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"0\">\n", r->n,
+		fail, err);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ci_case *c = &r->c[i];
 
@@ -144,11 +165,21 @@ void ci_write_junit(const struct ci_report *r, const char *suite, FILE *out)
 			fputs("/>\n", out);
 			continue;
 		}
-		fprintf(out, ">\n      <%s message=\"", c->outcome == CI_FAIL ? "failure" : "error");
+		fprintf(out, ">\n      <%s message=\"",
+			c->outcome == CI_FAIL ? "failure" : "error");
 		xml_text(out, c->message ? c->message : c->name);
 		fputs("\">", out);
 		xml_text(out, c->message ? c->message : c->name);
-		fprintf(out, "</%s>\n    </testcase>\n", c->outcome == CI_FAIL ? "failure" : "error");
+		fprintf(out, "</%s>\n    </testcase>\n",
+			c->outcome == CI_FAIL ? "failure" : "error");
+	}
+	if (r->nnotes) {
+		fputs("    <system-out>", out);
+		for (size_t i = 0; i < r->nnotes; i++) {
+			xml_text(out, r->notes[i]);
+			xml_text(out, "\n");
+		}
+		fputs("</system-out>\n", out);
 	}
 	fputs("  </testsuite>\n</testsuites>\n", out);
 }
@@ -207,5 +238,10 @@ void ci_write_tap(const struct ci_report *r, FILE *out)
 		if (c->line > 0)
 			fprintf(out, "\n  line: %d", c->line);
 		fputs("\n  ...\n", out);
+	}
+	for (size_t i = 0; i < r->nnotes; i++) {
+		fputs("# ", out);
+		tap_text(out, r->notes[i]);
+		fputc('\n', out);
 	}
 }

@@ -73,6 +73,20 @@ if grep -q '<error message="[^"]*boom &lt;here&gt;' "$T_TMP/e.xml"; then ok; els
 if grep -q 'fine ?? here' "$T_TMP/e.xml"; then ok; else bad "lua error: bad bytes kept"; fi
 if grep -q '^TAP version 13$' "$T_TMP/e.tap" && grep -q '^not ok 2 - the scenario runs to its end$' "$T_TMP/e.tap"; then ok; else bad "lua error: TAP $(cat "$T_TMP/e.tap")"; fi
 
+# 3b. a golden made by another release: the note is no case, but CI readers
+# see it (JUnit: the suite's system-out; TAP: a diagnostic line)
+sed 's/^"made_with": .*/"made_with": {"tcsim": "0.0.1 (git 0000000)", "kernel": "current"},/' \
+	"$G/tbf_burst.json" >"$T_TMP/old.json"
+$TCSIM check scenarios/tbf_burst.lua --expect "$T_TMP/old.json" --quiet \
+	--junit "$T_TMP/o.xml" --tap "$T_TMP/o.tap" >"$T_TMP/out" 2>&1 || bad "old golden: exit $?"
+note="$T_TMP/old.json was made by tcsim 0.0.1 (git 0000000), kernel current; this is tcsim"
+valid_junit "old golden" "$T_TMP/o.xml" $((exp + 1)) 0 0
+grep -q "^    <system-out>$note [^<]*, kernel current&#10;</system-out>$" "$T_TMP/o.xml" && ok || bad "old golden: no system-out note: $(grep -A1 '</testcase>\|/>$' "$T_TMP/o.xml" | tail -2)"
+grep -q "^# $note " "$T_TMP/o.tap" && ok || bad "old golden: no TAP note: $(tail -2 "$T_TMP/o.tap")"
+prove -e cat "$T_TMP/o.tap" >"$T_TMP/prove" 2>&1 && ok || bad "old golden: prove: $(tail -3 "$T_TMP/prove")"
+$TCSIM check scenarios/tbf_burst.lua --expect "$G/tbf_burst.json" --quiet --junit "$T_TMP/same.xml" >/dev/null 2>&1
+grep -q "system-out" "$T_TMP/same.xml" && bad "this tcsim's golden: a note" || ok
+
 # 4. a scenario without checks: one passing case
 printf 'local sim = tcsim.sim{}\nsim:dev("eth0")\n' >"$T_TMP/n.lua"
 $TCSIM "$T_TMP/n.lua" --junit "$T_TMP/n.xml" >/dev/null 2>&1 || bad "no checks: exit $?"

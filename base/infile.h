@@ -12,4 +12,9 @@
  * likewise a directory, a character or block device, a socket). */
 int infile_open(FILE **f, const char *path, const char **why);
 
+/* Standard input as an input file (a capture named "-"): copied once into
+ * an unlinked temporary file (read in place when it is a regular file),
+ * each call a new FILE reading it from the start. A terminal is refused. */
+int infile_open_stdin(FILE **f, const char **why);
+
 #endif

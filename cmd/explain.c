@@ -77,7 +77,7 @@ int explain_main(int argc, char **argv)
 	run_opts_longopts(longopts, sizeof(longopts) / sizeof(longopts[0]), own);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+v", longopts, &li)) != -1) {
+	while ((c = getopt_long(argc, argv, "v", longopts, &li)) != -1) {
 		const char *a = optarg;
 		int bad = 0, r = run_opts_apply(&opts, c, a);
 
@@ -90,11 +90,11 @@ int explain_main(int argc, char **argv)
 			case O_TFILTER: trace_filter = a; break;
 			case 'v': xo.verbose = 1; break;
 			case O_HELP: fputs(usage_explain, stdout); return 0;
-			default:
-				return run_opts_unknown("explain", argv[optind - 1]);
+			default: return run_opts_unknown("explain", run_opts_bad_word(argc, argv));
 			}
 		if (bad)
-			return run_opts_bad(&opts, "explain", c == 'v' ? "verbose" : longopts[li].name, a);
+			return run_opts_bad(&opts, "explain",
+					    c == 'v' ? "verbose" : longopts[li].name, a);
 	}
 	cfg = opts.cfg;
 	tcfile = opts.tcfile;

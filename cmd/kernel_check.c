@@ -12,23 +12,24 @@
 #include "scenario.h"
 
 static const char usage_kcheck[] =
-	"usage: tcsim kernel-check --tc FILE [--dev NAME] [--htb|--tree] [--priority P] [--mark M|EXPR=M]... [--limit N] [-v] CAPTURE...\n"
-	"  Runs the tc file and the captures through tcsim and through this kernel (root:\n"
-	"  a private network namespace, a veth pair, the same filters, every frame sent\n"
-	"  from a packet socket) and compares the per-class counts.\n"
-	"  --dev NAME   the device the captures enter [the first one the tc file names]\n"
-	"  --htb        always use the htb counting stand-in (compares classification)\n"
-	"  --tree       always build the tc file's own qdisc tree (its kinds must exist)\n"
-	"               [default: the tree if the kernel has its qdisc kinds, else htb]\n"
-	"  --priority forward|N|X:Y  skb->priority of every frame, on both sides: a\n"
-	"               router's (IPv4 TOS) or fixed, as in tcsim run [0, a packet socket's];\n"
-	"               one naming a class of the root (X:Y, X its handle) needs the tree\n"
-	"  --mark M|EXPR=M  skb->mark of the frames, on both sides, as in tcsim run: the\n"
-	"               first rule whose tcpdump expression selects a frame gives its mark\n"
-	"               (repeatable; the kernel's socket gets it with SO_MARK) [0]\n"
-	"  --limit N    at most N packets of each capture\n"
-	"  -v           also list the kernel's classes as read back\n"
-	"exit: 0 same, 1 different, 2 usage, error or cannot run here\n";
+    "usage: tcsim kernel-check --tc FILE [--dev NAME] [--htb|--tree] [--priority P] [--mark "
+    "M|EXPR=M]... [--limit N] [-v] CAPTURE...\n"
+    "  Runs the tc file and the captures through tcsim and through this kernel (root:\n"
+    "  a private network namespace, a veth pair, the same filters, every frame sent\n"
+    "  from a packet socket) and compares the per-class counts.\n"
+    "  --dev NAME   the device the captures enter [the first one the tc file names]\n"
+    "  --htb        always use the htb counting stand-in (compares classification)\n"
+    "  --tree       always build the tc file's own qdisc tree (its kinds must exist)\n"
+    "               [default: the tree if the kernel has its qdisc kinds, else htb]\n"
+    "  --priority forward|N|X:Y  skb->priority of every frame, on both sides: a\n"
+    "               router's (IPv4 TOS) or fixed, as in tcsim run [0, a packet socket's];\n"
+    "               one naming a class of the root (X:Y, X its handle) needs the tree\n"
+    "  --mark M|EXPR=M  skb->mark of the frames, on both sides, as in tcsim run: the\n"
+    "               first rule whose tcpdump expression selects a frame gives its mark\n"
+    "               (repeatable; the kernel's socket gets it with SO_MARK) [0]\n"
+    "  --limit N    at most N packets of each capture\n"
+    "  -v           also list the kernel's classes as read back\n"
+    "exit: 0 same, 1 different, 2 usage, error or cannot run here\n";
 
 int kcheck_main(int argc, char **argv)
 {
@@ -52,7 +53,8 @@ int kcheck_main(int argc, char **argv)
 			free(caps);
 			return 0;
 		} else if ((!strcmp(a, "--tc") || !strcmp(a, "--dev") || !strcmp(a, "--limit") ||
-			    !strcmp(a, "--priority") || !strcmp(a, "--mark")) && i + 1 < argc) {
+			    !strcmp(a, "--priority") || !strcmp(a, "--mark")) &&
+			   i + 1 < argc) {
 			const char *v = argv[++i];
 
 			if (!strcmp(a, "--tc")) {
@@ -63,7 +65,8 @@ int kcheck_main(int argc, char **argv)
 				char merr[512];
 
 				if (mark_rules_parse(&o.marks, v, merr, sizeof(merr))) {
-					fprintf(stderr, "tcsim kernel-check: --mark '%s': %s\n", v, merr);
+					fprintf(stderr, "tcsim kernel-check: --mark '%s': %s\n", v,
+						merr);
 					free(caps);
 					return 2;
 				}
@@ -81,7 +84,10 @@ int kcheck_main(int argc, char **argv)
 				errno = 0;
 				o.limit = strtoull(v, &end, 10);
 				if (errno || end == v || *end || !o.limit || *v == '-') {
-					fprintf(stderr, "tcsim kernel-check: --limit '%s': not a positive number\n", v);
+					fprintf(stderr,
+						"tcsim kernel-check: --limit '%s': not a positive "
+						"number\n",
+						v);
 					free(caps);
 					return 2;
 				}
@@ -92,8 +98,12 @@ int kcheck_main(int argc, char **argv)
 			o.mode = KCHECK_TREE;
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 			o.verbose = 1;
+		} else if (!strcmp(a, "--")) { /* the rest are captures, whatever their names */
+			while (++i < argc)
+				caps[ncaps++] = argv[i];
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "tcsim kernel-check: unknown option or missing value '%s'\n%s", a,
+			fprintf(stderr,
+				"tcsim kernel-check: unknown option or missing value '%s'\n%s", a,
 				usage_kcheck);
 			free(caps);
 			return 2;
@@ -102,7 +112,8 @@ int kcheck_main(int argc, char **argv)
 		}
 	}
 	if (!tcfile || !ncaps) {
-		fprintf(stderr, "tcsim kernel-check: give --tc FILE and at least one CAPTURE\n%s", usage_kcheck);
+		fprintf(stderr, "tcsim kernel-check: give --tc FILE and at least one CAPTURE\n%s",
+			usage_kcheck);
 		free(caps);
 		return 2;
 	}
@@ -128,8 +139,10 @@ int kcheck_main(int argc, char **argv)
 
 		for (const char *q = text; *q; q++)
 			line += *q == '\n';
-		fprintf(stderr, "tcsim kernel-check: %s:%d: a NUL byte: a tc script is text (a binary file?)\n",
-			tcfile, line);
+		fprintf(
+		    stderr,
+		    "tcsim kernel-check: %s:%d: a NUL byte: a tc script is text (a binary file?)\n",
+		    tcfile, line);
 		free(text);
 		free(caps);
 		return 1;
@@ -143,7 +156,8 @@ int kcheck_main(int argc, char **argv)
 	slash = strrchr(dir, '/');
 	if (slash)
 		slash[slash == dir] = 0;
-	rc = kernel_check(text, tcfile, slash ? dir : NULL, devname, caps, ncaps, &o, stdout, err, sizeof(err));
+	rc = kernel_check(text, tcfile, slash ? dir : NULL, devname, caps, ncaps, &o, stdout, err,
+			  sizeof(err));
 	fflush(stdout);
 	if (rc == KCHECK_CANNOT_RUN)
 		fprintf(stderr, "tcsim kernel-check: cannot run here: %s\n", err);

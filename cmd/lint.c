@@ -72,8 +72,7 @@ int lint_main(int argc, char **argv)
 			case O_STRICT: strict = 1; break;
 			case O_IGNORED_ARG: break;
 			case O_HELP: fputs(usage_lint, stdout); return 0;
-			default:
-				return run_opts_unknown("lint", argv[optind - 1]);
+			default: return run_opts_unknown("lint", run_opts_bad_word(argc, argv));
 			}
 		if (bad)
 			return run_opts_bad(&opts, "lint", longopts[li].name, a);

@@ -40,6 +40,28 @@ static const struct command {
     {"bpf", cmd_bpf, NULL},			   /* bpf.c */
 };
 
+/* GNU order for the scenario forms: the first word from argv[from] on (up
+ * to "--") that names a scenario is moved to argv[from], so that
+ * `tcsim lint --strict X.lua` is `tcsim lint X.lua --strict`. Not when a
+ * --tc names a tc file: then the command's tc form parses everything. 1
+ * when a scenario was found. */
+static int scenario_first(int argc, char **argv, int from)
+{
+	int at = -1;
+
+	for (int i = from; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--tc") || !strncmp(argv[i], "--tc=", 5))
+			return 0;
+		if (at < 0 && argv[i][0] != '-' && is_lua(argv[i]))
+			at = i;
+	}
+	if (at < 0)
+		return 0;
+	for (char *s = argv[at]; at > from; at--)
+		argv[at] = argv[at - 1], argv[at - 1] = s;
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	char err[256];
@@ -58,12 +80,18 @@ int main(int argc, char **argv)
 
 		if (strcmp(argv[1], c->name))
 			continue;
-		if (c->lua && argc >= 3 && is_lua(argv[2]))
+		if (c->lua && scenario_first(argc, argv, 2))
 			return c->lua(argc - 1, argv + 1);
+		if (c->run == cmd_scenario || c->run == cmd_check)
+			(void)scenario_first(argc, argv, 2);
 		return c->run(argc - 1, argv + 1);
 	}
 	/* tcsim X.lua: the scenario form, argv[0] standing for its name */
 	if (is_lua(argv[1]))
+		return cmd_scenario(argc, argv);
+	/* tcsim --seed 3 X.lua: options before the scenario */
+	if (argv[1][0] == '-' && strcmp(argv[1], "--help") && strcmp(argv[1], "-h") &&
+	    strcmp(argv[1], "--version") && scenario_first(argc, argv, 1))
 		return cmd_scenario(argc, argv);
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("tcsim %s\n", tcsim_version());

@@ -173,22 +173,37 @@ static void capture_warnings(const struct sim *s)
 			snprintf(gap, sizeof(gap), "%.1f h", src->longest_gap_ns / 3.6e12);
 		fprintf(stderr, "tcsim: %s:", src->name);
 		if (src->clamped)
-			fprintf(stderr,
-				" %llu packet%s stamped earlier than one before %s sent with it (the "
-				"clock never goes back)%s",
-				(unsigned long long)src->clamped, src->clamped == 1 ? "" : "s",
-				src->clamped == 1 ? "was" : "were", src->long_gaps ? ";" : "");
+			fprintf(
+			    stderr,
+			    " %llu packet%s stamped earlier than one before %s sent with it (the "
+			    "clock never goes back)%s",
+			    (unsigned long long)src->clamped, src->clamped == 1 ? "" : "s",
+			    src->clamped == 1 ? "was" : "were", src->long_gaps ? ";" : "");
 		if (src->long_gaps)
-			fprintf(stderr, " %llu gap%s of more than an hour between timestamps (the "
+			fprintf(stderr,
+				" %llu gap%s of more than an hour between timestamps (the "
 				"longest %s), replayed as idle time",
-				(unsigned long long)src->long_gaps, src->long_gaps == 1 ? "" : "s", gap);
+				(unsigned long long)src->long_gaps, src->long_gaps == 1 ? "" : "s",
+				gap);
 		fputs(" (--quiet: no such lines)\n", stderr);
 	}
 }
 
 int cmd_sim_run(int argc, char **argv)
 {
-	enum { O_JSON = 256, O_TCJSON, O_PCAP, O_PLOT, O_PLOTINT, O_TRACE, O_TFILTER, O_QUIET, O_EPOCH, O_FORMAT, O_HELP };
+	enum {
+		O_JSON = 256,
+		O_TCJSON,
+		O_PCAP,
+		O_PLOT,
+		O_PLOTINT,
+		O_TRACE,
+		O_TFILTER,
+		O_QUIET,
+		O_EPOCH,
+		O_FORMAT,
+		O_HELP
+	};
 	static const struct option own[] = {
 	    {"json", required_argument, NULL, O_JSON},
 	    {"tc-json", required_argument, NULL, O_TCJSON},
@@ -224,7 +239,7 @@ int cmd_sim_run(int argc, char **argv)
 	run_opts_longopts(longopts, sizeof(longopts) / sizeof(longopts[0]), own);
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+", longopts, &li)) != -1) {
+	while ((c = getopt_long(argc, argv, "", longopts, &li)) != -1) {
 		const char *a = optarg;
 		int bad = 0, r = run_opts_apply(&opts, c, a);
 
@@ -248,8 +263,7 @@ int cmd_sim_run(int argc, char **argv)
 				bad = tc_get_time_ns(&oo.interval_ns, a) || !oo.interval_ns;
 				break;
 			case O_HELP: fputs(usage_run, stdout); return 0;
-			default:
-				return run_opts_unknown("run", argv[optind - 1]);
+			default: return run_opts_unknown("run", run_opts_bad_word(argc, argv));
 			}
 		if (bad)
 			return run_opts_bad(&opts, "run", longopts[li].name, a);
@@ -262,7 +276,9 @@ int cmd_sim_run(int argc, char **argv)
 		return 2;
 	}
 	if (tcjson && !strcmp(tcjson, "-")) {
-		fprintf(stderr, "tcsim run: --tc-json needs a FILE (tc -j in the tc file prints to stdout)\n");
+		fprintf(
+		    stderr,
+		    "tcsim run: --tc-json needs a FILE (tc -j in the tc file prints to stdout)\n");
 		return 2;
 	}
 	if (json_open(&jo, json, "--json"))
@@ -311,7 +327,8 @@ int cmd_sim_run(int argc, char **argv)
 	}
 	if (!quiet && isatty(STDERR_FILENO)) {
 		prog.s = &s;
-		prog.after = getenv("TCSIM_PROGRESS_AFTER") ? atof(getenv("TCSIM_PROGRESS_AFTER")) : 1.0;
+		prog.after =
+		    getenv("TCSIM_PROGRESS_AFTER") ? atof(getenv("TCSIM_PROGRESS_AFTER")) : 1.0;
 		clock_gettime(CLOCK_MONOTONIC, &prog.t0);
 		s.poll = progress_poll;
 		s.poll_arg = &prog;

@@ -11,36 +11,57 @@
 #include "run_opts.h"
 
 enum {
-	O_TC = RUN_OPT_FIRST, O_RATE, O_OVERHEAD, O_MTU, O_TXQ, O_DELAY, O_DEV, O_SPEED, O_PPS,
-	O_MBPS, O_TOPSPEED, O_LOOP, O_LIMIT, O_DURATION, O_PRIORITY, O_VLAN, O_SEED, O_KERNEL,
-	O_ALLOT, O_HASH, O_TIMER, O_VAR, O_FORCE, O_MARK,
+	O_TC = RUN_OPT_FIRST,
+	O_RATE,
+	O_OVERHEAD,
+	O_MTU,
+	O_TXQ,
+	O_DELAY,
+	O_DEV,
+	O_SPEED,
+	O_PPS,
+	O_MBPS,
+	O_TOPSPEED,
+	O_LOOP,
+	O_LIMIT,
+	O_DURATION,
+	O_PRIORITY,
+	O_VLAN,
+	O_SEED,
+	O_KERNEL,
+	O_ALLOT,
+	O_HASH,
+	O_TIMER,
+	O_VAR,
+	O_FORCE,
+	O_MARK,
 };
 
 static const struct option shared[] = {
-	{"tc", required_argument, NULL, O_TC},
-	{"rate", required_argument, NULL, O_RATE},
-	{"overhead", required_argument, NULL, O_OVERHEAD},
-	{"mtu", required_argument, NULL, O_MTU},
-	{"txqueuelen", required_argument, NULL, O_TXQ},
-	{"delay", required_argument, NULL, O_DELAY},
-	{"dev", required_argument, NULL, O_DEV},
-	{"speed", required_argument, NULL, O_SPEED},
-	{"pps", required_argument, NULL, O_PPS},
-	{"mbps", required_argument, NULL, O_MBPS},
-	{"topspeed", no_argument, NULL, O_TOPSPEED},
-	{"loop", required_argument, NULL, O_LOOP},
-	{"limit", required_argument, NULL, O_LIMIT},
-	{"duration", required_argument, NULL, O_DURATION},
-	{"priority", required_argument, NULL, O_PRIORITY},
-	{"mark", required_argument, NULL, O_MARK},
-	{"vlan", required_argument, NULL, O_VLAN},
-	{"seed", required_argument, NULL, O_SEED},
-	{"kernel", required_argument, NULL, O_KERNEL},
-	{"sfq-allot", required_argument, NULL, O_ALLOT},
-	{"sfq-hash", required_argument, NULL, O_HASH},
-	{"timer-latency", required_argument, NULL, O_TIMER},
-	{"var", required_argument, NULL, O_VAR},
-	{"force", no_argument, NULL, O_FORCE},
+    {"tc", required_argument, NULL, O_TC},
+    {"rate", required_argument, NULL, O_RATE},
+    {"overhead", required_argument, NULL, O_OVERHEAD},
+    {"mtu", required_argument, NULL, O_MTU},
+    {"txqueuelen", required_argument, NULL, O_TXQ},
+    {"delay", required_argument, NULL, O_DELAY},
+    {"dev", required_argument, NULL, O_DEV},
+    {"speed", required_argument, NULL, O_SPEED},
+    {"pps", required_argument, NULL, O_PPS},
+    {"mbps", required_argument, NULL, O_MBPS},
+    {"topspeed", no_argument, NULL, O_TOPSPEED},
+    {"loop", required_argument, NULL, O_LOOP},
+    {"limit", required_argument, NULL, O_LIMIT},
+    {"duration", required_argument, NULL, O_DURATION},
+    {"priority", required_argument, NULL, O_PRIORITY},
+    {"mark", required_argument, NULL, O_MARK},
+    {"vlan", required_argument, NULL, O_VLAN},
+    {"seed", required_argument, NULL, O_SEED},
+    {"kernel", required_argument, NULL, O_KERNEL},
+    {"sfq-allot", required_argument, NULL, O_ALLOT},
+    {"sfq-hash", required_argument, NULL, O_HASH},
+    {"timer-latency", required_argument, NULL, O_TIMER},
+    {"var", required_argument, NULL, O_VAR},
+    {"force", no_argument, NULL, O_FORCE},
 };
 
 void run_opts_default(struct run_opts *o)
@@ -129,7 +150,10 @@ int run_opts_apply(struct run_opts *o, int c, const char *a)
 
 	switch (c) {
 	case O_TC: o->tcfile = a; break;
-	case O_RATE: o->rate = a; bad = tc_get_rate(&cfg->rate_bps, a); break;
+	case O_RATE:
+		o->rate = a;
+		bad = tc_get_rate(&cfg->rate_bps, a);
+		break;
 	case O_OVERHEAD: bad = tc_get_u32(&cfg->overhead, a, 0) || cfg->overhead > 65535; break;
 	case O_MTU: bad = tc_get_u32(&cfg->mtu, a, 0) || cfg->mtu < 68; break;
 	case O_TXQ: bad = tc_get_u32(&cfg->txqueuelen, a, 0); break;
@@ -180,9 +204,11 @@ int run_opts_add_captures(struct sim *s, const struct run_opts *o, char *const *
 
 	if (!d) {
 		if (o->devname)
-			snprintf(err, errlen, "--dev %s: %s configures no such device", o->devname, o->tcfile);
+			snprintf(err, errlen, "--dev %s: %s configures no such device", o->devname,
+				 o->tcfile);
 		else
-			snprintf(err, errlen, "%s: configures no device (no \"dev NAME\")", o->tcfile);
+			snprintf(err, errlen, "%s: configures no device (no \"dev NAME\")",
+				 o->tcfile);
 		return -ENODEV;
 	}
 	for (int i = 0; i < n; i++) {
@@ -215,4 +241,12 @@ int run_opts_bad(const struct run_opts *o, const char *cmd, const char *name, co
 		return run_opts_bad_value(cmd, name, value);
 	fprintf(stderr, "tcsim %s: --%s: %s (tcsim %s --help)\n", cmd, name, o->why, cmd);
 	return 2;
+}
+
+const char *run_opts_bad_word(int argc, char **argv)
+{
+	if (optopt > 0 && optopt < 128 && optind < argc && argv[optind][0] == '-' &&
+	    argv[optind][1] && argv[optind][1] != '-' && strchr(argv[optind] + 1, optopt))
+		return argv[optind];
+	return argv[optind - 1];
 }

@@ -22,11 +22,11 @@
 struct run_opts {
 	struct sim_config cfg;
 	struct replay_opts ro;
-	const char *tcfile;  /* --tc */
-	const char *devname; /* --dev */
-	const char *rate;    /* --rate as written (lint reads the units) */
+	const char *tcfile;	      /* --tc */
+	const char *devname;	      /* --dev */
+	const char *rate;	      /* --rate as written (lint reads the units) */
 	struct tc_script_opts script; /* --var, --force; the environment's variables */
-	char why[320];       /* why run_opts_apply refused a value, when it can say more */
+	char why[320];		      /* why run_opts_apply refused a value, when it can say more */
 };
 void run_opts_default(struct run_opts *o);
 
@@ -49,10 +49,13 @@ int opt_parse_priority(const char *s, enum prio_mode *mode, uint32_t *prio);
 int run_opts_add_captures(struct sim *s, const struct run_opts *o, char *const *paths, int n,
 			  char *err, size_t errlen);
 
-
 /* The two ways a command's option is wrong, said in one line on stderr
  * (naming the command's --help); both return 2, the usage exit code. */
 int run_opts_unknown(const char *cmd, const char *word);
+/* The word getopt_long just refused: in a cluster of short options (-odd)
+ * it has not moved past it yet, and with GNU's reordering the word before
+ * optind is then another one. */
+const char *run_opts_bad_word(int argc, char **argv);
 int run_opts_bad_value(const char *cmd, const char *name, const char *value);
 /* run_opts_bad_value, or the reason run_opts_apply left in o->why. */
 int run_opts_bad(const struct run_opts *o, const char *cmd, const char *name, const char *value);

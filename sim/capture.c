@@ -48,8 +48,8 @@ struct capture {
 	pcap_t *p;
 	char *path;
 	int dlt;
-	FILE *fp;     /* owned by libpcap once it opened the capture */
-	char *buf;    /* fp's stdio buffer */
+	FILE *fp;  /* owned by libpcap once it opened the capture */
+	char *buf; /* fp's stdio buffer */
 	uint64_t count;
 	uint8_t *frame;
 	/* direct reading: the file's bytes [roff, roff + rend) are mapped at
@@ -89,7 +89,8 @@ static int direct_candidate(struct capture *c)
 	/* a small file gets a window its size (rounded to pages): looping a
 	 * few packets must not cost a megabyte per pass. A record that later
 	 * outgrows it (the file grew) is read by libpcap. */
-	c->rcap = st.st_size < DIRECT_MAP ? ((size_t)st.st_size + 4095) & ~(size_t)4095 : DIRECT_MAP;
+	c->rcap =
+	    st.st_size < DIRECT_MAP ? ((size_t)st.st_size + 4095) & ~(size_t)4095 : DIRECT_MAP;
 	return major == 2 && minor == 4;
 }
 
@@ -106,7 +107,7 @@ int cap_open(struct capture **out, const char *path, char *err, size_t errlen)
 		goto nomem;
 	/* Our own FILE with a 1 MiB buffer: libpcap reads record by record, and
 	 * stdio's default 4 KiB buffer made that a third of a replay's time. */
-	e = infile_open(&c->fp, path, &why);
+	e = strcmp(path, "-") ? infile_open(&c->fp, path, &why) : infile_open_stdin(&c->fp, &why);
 	if (e) {
 		snprintf(err, errlen, "%s: not a readable capture: %s", path, why);
 		free(c);
@@ -134,13 +135,21 @@ int cap_open(struct capture **out, const char *path, char *err, size_t errlen)
 	}
 	c->dlt = pcap_datalink(c->p);
 	switch (c->dlt) {
-	case DLT_EN10MB: case DLT_RAW: case DLT_IPV4: case DLT_IPV6: case DLT_NULL:
-	case DLT_LOOP: case DLT_LINUX_SLL: case DLT_LINUX_SLL2:
-		break;
+	case DLT_EN10MB:
+	case DLT_RAW:
+	case DLT_IPV4:
+	case DLT_IPV6:
+	case DLT_NULL:
+	case DLT_LOOP:
+	case DLT_LINUX_SLL:
+	case DLT_LINUX_SLL2: break;
 	default:
 		snprintf(err, errlen,
-			 "%s: link type %s (%d) cannot be turned into Ethernet frames (supported: EN10MB, RAW, IPV4, IPV6, NULL, LOOP, LINUX_SLL, LINUX_SLL2)",
-			 path, pcap_datalink_val_to_name(c->dlt) ? pcap_datalink_val_to_name(c->dlt) : "?",
+			 "%s: link type %s (%d) cannot be turned into Ethernet frames (supported: "
+			 "EN10MB, RAW, IPV4, IPV6, NULL, LOOP, LINUX_SLL, LINUX_SLL2)",
+			 path,
+			 pcap_datalink_val_to_name(c->dlt) ? pcap_datalink_val_to_name(c->dlt)
+							   : "?",
 			 c->dlt);
 		pcap_close(c->p);
 		free(c->buf);
@@ -189,8 +198,8 @@ static uint16_t ip_ethertype(const uint8_t *l3, uint32_t caplen)
 }
 
 /* Frame = synthetic MAC header + the L3 packet at l3. */
-static void wrap(struct capture *c, struct cap_pkt *pkt, const uint8_t *src,
-		 uint16_t type, const uint8_t *l3, uint32_t l3cap, uint32_t l3len)
+static void wrap(struct capture *c, struct cap_pkt *pkt, const uint8_t *src, uint16_t type,
+		 const uint8_t *l3, uint32_t l3cap, uint32_t l3len)
 {
 	if (l3cap > FRAME_MAX - ETH_HLEN)
 		l3cap = FRAME_MAX - ETH_HLEN;
@@ -229,7 +238,9 @@ static void convert(struct capture *c, const uint8_t *d, uint32_t cap, uint32_t 
 		if (cap < ETH_HLEN)
 			pkt->reject = "shorter than an Ethernet header";
 		return;
-	case DLT_RAW: case DLT_IPV4: case DLT_IPV6:
+	case DLT_RAW:
+	case DLT_IPV4:
+	case DLT_IPV6:
 		type = ip_ethertype(d, cap);
 		if (!type) {
 			pkt->reject = "raw packet is neither IPv4 nor IPv6";
@@ -237,21 +248,25 @@ static void convert(struct capture *c, const uint8_t *d, uint32_t cap, uint32_t 
 		}
 		wrap(c, pkt, NULL, type, d, cap, len);
 		return;
-	case DLT_NULL: case DLT_LOOP:
+	case DLT_NULL:
+	case DLT_LOOP:
 		if (cap < 4) {
 			pkt->reject = "shorter than the 4-byte loopback header";
 			break;
 		}
 		/* NULL: host order of the writer; LOOP: network order. */
 		af = host32(d, c->dlt == DLT_LOOP ? 1 : pcap_is_swapped(c->p));
-		type = af == 2 ? 0x0800 : (af == 10 || af == 24 || af == 28 || af == 30) ? 0x86dd : 0;
+		type = af == 2						? 0x0800
+		       : (af == 10 || af == 24 || af == 28 || af == 30) ? 0x86dd
+									: 0;
 		if (!type) {
 			pkt->reject = "loopback address family is neither IPv4 nor IPv6";
 			break;
 		}
 		wrap(c, pkt, NULL, type, d + 4, cap - 4, len - 4);
 		return;
-	case DLT_LINUX_SLL: case DLT_LINUX_SLL2:
+	case DLT_LINUX_SLL:
+	case DLT_LINUX_SLL2:
 		hl = c->dlt == DLT_LINUX_SLL ? 16 : 20;
 		if (cap < hl) {
 			pkt->reject = "shorter than the Linux cooked header";
@@ -259,12 +274,14 @@ static void convert(struct capture *c, const uint8_t *d, uint32_t cap, uint32_t 
 		}
 		{
 			const uint8_t *proto = c->dlt == DLT_LINUX_SLL ? d + 14 : d;
-			uint16_t halen = c->dlt == DLT_LINUX_SLL ? (uint16_t)(d[4] << 8 | d[5]) : d[11];
+			uint16_t halen =
+			    c->dlt == DLT_LINUX_SLL ? (uint16_t)(d[4] << 8 | d[5]) : d[11];
 			const uint8_t *addr = c->dlt == DLT_LINUX_SLL ? d + 6 : d + 12;
 
 			type = (uint16_t)(proto[0] << 8 | proto[1]);
 			if (type < 0x600) {
-				pkt->reject = "cooked header carries no EtherType (802.2/802.3 or CAN)";
+				pkt->reject =
+				    "cooked header carries no EtherType (802.2/802.3 or CAN)";
 				break;
 			}
 			wrap(c, pkt, halen == 6 ? addr : NULL, type, d + hl, cap - hl, len - hl);
@@ -296,7 +313,8 @@ static size_t direct_fill(struct capture *c, size_t need)
 	c->rpos = 0;
 	c->rend = have;
 	while (c->rend < c->rcap) {
-		ssize_t r = pread(c->fd, c->rbuf + c->rend, c->rcap - c->rend, c->roff + (off_t)c->rend);
+		ssize_t r =
+		    pread(c->fd, c->rbuf + c->rend, c->rcap - c->rend, c->roff + (off_t)c->rend);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -334,7 +352,8 @@ static int direct_next(struct capture *c, struct cap_pkt *pkt)
 	 * at page boundaries) */
 	{
 		/* the window's end bounds the loop, not a test per line */
-		size_t end = c->rpos + 64, lim = c->rend > DIRECT_AHEAD ? c->rend - DIRECT_AHEAD : 0;
+		size_t end = c->rpos + 64,
+		       lim = c->rend > DIRECT_AHEAD ? c->rend - DIRECT_AHEAD : 0;
 
 		if (end > lim)
 			end = lim;

@@ -90,4 +90,11 @@ if [ $rc -eq 1 ] && [ ! -s "$T_TMP/out" ] && grep -q 'f.tc:2:' "$T_TMP/err"; the
 # explain and lint take both
 $TCSIM lint --tc "$T_TMP/var.tc" --var DEV=eth1 --var "RATE20=rate 700kbit" >"$T_TMP/out" 2>&1 && ok || bad "lint --var: $(cat "$T_TMP/out")"
 $TCSIM explain --tc "$T_TMP/f.tc" --force --packet 1 $CAP >"$T_TMP/out" 2>&1 && ok || bad "explain --force: $(head -3 "$T_TMP/out")"
+# tc -force on a line, as router scripts write it: a no-op without -batch,
+# as in tc; -batch itself is not modelled
+printf 'tc -force qdisc add dev eth0 root handle 1: prio\ntc -f qdisc add dev eth0 parent 1:1 sfq\n' >"$T_TMP/force.tc"
+$TCSIM run --tc "$T_TMP/force.tc" $CAP >"$T_TMP/out" 2>"$T_TMP/err" && grep -q '^qdisc sfq 8001: parent 1:1' "$T_TMP/out" && ok || bad "tc -force: $(cat "$T_TMP/err")"
+printf 'tc -batch cmds.txt\n' >"$T_TMP/batch.tc"
+$TCSIM run --tc "$T_TMP/batch.tc" $CAP >"$T_TMP/out" 2>"$T_TMP/err"; rc=$?
+[ $rc -eq 2 ] || [ $rc -eq 1 ]; grep -q 'tc option "-batch" is not modelled' "$T_TMP/err" && ok || bad "tc -batch: exit $rc: $(cat "$T_TMP/err")"
 finish

@@ -97,4 +97,21 @@ $TCSIM run --tc "$T_TMP/force.tc" $CAP >"$T_TMP/out" 2>"$T_TMP/err" && grep -q '
 printf 'tc -batch cmds.txt\n' >"$T_TMP/batch.tc"
 $TCSIM run --tc "$T_TMP/batch.tc" $CAP >"$T_TMP/out" 2>"$T_TMP/err"; rc=$?
 [ $rc -eq 2 ] || [ $rc -eq 1 ]; grep -q 'tc option "-batch" is not modelled' "$T_TMP/err" && ok || bad "tc -batch: exit $rc: $(cat "$T_TMP/err")"
+# every kind tcsim does not model, 20 qdiscs and 5 filters: one line each,
+# naming its line of the script and what is modelled
+n=0; : >"$T_TMP/kinds.tc"
+for k in cake hfsc cbq red choke sfb gred drr qfq ets fq fq_pie pie hhf multiq taprio cbs etf skbprio plug; do
+	n=$((n + 1)); echo "tc qdisc add dev eth0 root $k" >>"$T_TMP/kinds.tc"
+done
+for k in route flow cgroup rsvp tcindex; do echo "tc filter add dev eth0 parent 1: $k" >>"$T_TMP/kinds.tc"; done
+$TCSIM run --tc "$T_TMP/kinds.tc" --force $CAP >/dev/null 2>"$T_TMP/err"
+n=0
+for k in cake hfsc cbq red choke sfb gred drr qfq ets fq fq_pie pie hhf multiq taprio cbs etf skbprio plug; do
+	n=$((n + 1))
+	grep -qx "tcsim: .*kinds.tc:$n: qdisc \"$k\" is not modelled by tcsim (modelled: prio, sfq, .*) (--force: going on)" "$T_TMP/err" && ok || bad "not modelled: $k at line $n: $(grep "kinds.tc:$n:" "$T_TMP/err")"
+done
+for k in route flow cgroup rsvp tcindex; do
+	n=$((n + 1))
+	grep -qx "tcsim: .*kinds.tc:$n: filter \"$k\" is not modelled by tcsim (modelled: bpf, u32, matchall, fw, flower, basic) (--force: going on)" "$T_TMP/err" && ok || bad "not modelled: $k at line $n: $(grep "kinds.tc:$n:" "$T_TMP/err")"
+done
 finish

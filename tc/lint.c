@@ -41,6 +41,8 @@
  *     the captures that enter the device hold IPv4 (IPv6) packets inside
  *     802.1Q/802.1ad tags, which tc matches as the tag's protocol, so the
  *     filter never sees them (lint_vlan.c; only when captures are given).
+ * 20. netem: a delay that, at the device's line rate, holds more full-size
+ *     frames than the limit (lint_netem.c).
  *
  * What a program can return (checks 1 to 3 and 7) comes from the abstract
  * interpretation in lint_bpf.c, which also states its limits. */
@@ -175,7 +177,8 @@ void lint_warn(struct lint *l, const char *where, const char *fmt, ...)
 		return;
 	}
 	free(body);
-	l->w[l->n] = (struct warning){.file = strdup(file), .line = line, .seq = l->n, .text = text};
+	l->w[l->n] =
+	    (struct warning){.file = strdup(file), .line = line, .seq = l->n, .text = text};
 	if (!l->w[l->n].file) {
 		free(text);
 		l->oom = 1;
@@ -202,10 +205,10 @@ static int warning_cmp(const void *pa, const void *pb)
 struct qinfo {
 	const struct qdisc *q;
 	int is_prio;
-	int bands;	     /* prio */
-	unsigned map[16];    /* prio's priomap */
-	uint32_t divisor;    /* sfq; fq_codel: its flows */
-	char name[32];	     /* "prio 1:" */
+	int bands;	  /* prio */
+	unsigned map[16]; /* prio's priomap */
+	uint32_t divisor; /* sfq; fq_codel: its flows */
+	char name[32];	  /* "prio 1:" */
 	enum bpf_kernel kernel;
 };
 
@@ -228,11 +231,12 @@ static int qinfo_get(const struct qdisc *q, struct qinfo *qi)
 	if (!strcmp(q->ops->id, "prio")) {
 		qi->is_prio = 1;
 		p = strstr(buf, "bands ");
-		if (p && sscanf(p, "bands %d priomap %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u",
-				&qi->bands, &qi->map[0], &qi->map[1], &qi->map[2], &qi->map[3],
-				&qi->map[4], &qi->map[5], &qi->map[6], &qi->map[7], &qi->map[8],
-				&qi->map[9], &qi->map[10], &qi->map[11], &qi->map[12], &qi->map[13],
-				&qi->map[14], &qi->map[15]) == 17)
+		if (p &&
+		    sscanf(p, "bands %d priomap %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u",
+			   &qi->bands, &qi->map[0], &qi->map[1], &qi->map[2], &qi->map[3],
+			   &qi->map[4], &qi->map[5], &qi->map[6], &qi->map[7], &qi->map[8],
+			   &qi->map[9], &qi->map[10], &qi->map[11], &qi->map[12], &qi->map[13],
+			   &qi->map[14], &qi->map[15]) == 17)
 			ok = 1;
 	} else if (!strcmp(q->ops->id, "sfq")) {
 		p = strstr(buf, "divisor ");
@@ -287,7 +291,7 @@ struct entry {
 	const struct tcf_proto *tp;
 	struct cls_bpf_info info;
 	struct lint_rets rets;
-	int multi; /* its tcf_proto holds more than one program */
+	int multi;	/* its tcf_proto holds more than one program */
 	char label[48]; /* "filter pref 3" or "filter pref 3 handle 0x2" */
 };
 
@@ -331,19 +335,19 @@ static void check_returns(struct lint *l, const struct qinfo *qi, const struct e
 		snprintf(flowid, sizeof(flowid), ", and its flowid %s is never used", id);
 	}
 	if (nbad)
-		lint_warn(l, where,
-		     "%s returns %s on a match, which names no %s of %s (%s), so %s%s; "
-		     "make the program return -1 to use the flowid, or a classid of %s itself%s",
-		     e->label, list, qi->is_prio ? "band" : "flow", qi->name, cls, fb, flowid,
-		     cls,
-		     hint);
+		lint_warn(
+		    l, where,
+		    "%s returns %s on a match, which names no %s of %s (%s), so %s%s; "
+		    "make the program return -1 to use the flowid, or a classid of %s itself%s",
+		    e->label, list, qi->is_prio ? "band" : "flow", qi->name, cls, fb, flowid, cls,
+		    hint);
 	if (e->rets.computed)
 		lint_warn(l, where,
-		     "%s returns a computed value (instruction %u), which cls_bpf takes as "
-		     "a classid: whenever it names no %s of %s (%s), %s; "
-		     "return constants: 0 for no match, -1 for the flowid, or a classid of %s",
-		     e->label, e->rets.computed_pc, qi->is_prio ? "band" : "flow", qi->name, cls, fb,
-		     cls);
+			  "%s returns a computed value (instruction %u), which cls_bpf takes as "
+			  "a classid: whenever it names no %s of %s (%s), %s; "
+			  "return constants: 0 for no match, -1 for the flowid, or a classid of %s",
+			  e->label, e->rets.computed_pc, qi->is_prio ? "band" : "flow", qi->name,
+			  cls, fb, cls);
 	/* a class by its minor, under another major: works, but says otherwise */
 	for (int i = 0; i < e->rets.n; i++) {
 		uint32_t v = e->rets.v[i];
@@ -352,10 +356,11 @@ static void check_returns(struct lint *l, const struct qinfo *qi, const struct e
 			continue;
 		lint_name_classid(id, sizeof(id), v);
 		lint_warn(l, where,
-		     "%s returns %u = classid %s, which is no class of %s (%s reads only the "
-		     "minor: class %x:%x); return %u (%x:%x) so the classid names the class it means",
-		     e->label, v, id, qi->name, qi->q->ops->id, maj, TC_H_MIN(v),
-		     TC_H_MAKE(qi->q->handle, v), maj, TC_H_MIN(v));
+			  "%s returns %u = classid %s, which is no class of %s (%s reads only the "
+			  "minor: class %x:%x); return %u (%x:%x) so the classid names the class "
+			  "it means",
+			  e->label, v, id, qi->name, qi->q->ops->id, maj, TC_H_MIN(v),
+			  TC_H_MAKE(qi->q->handle, v), maj, TC_H_MIN(v));
 	}
 }
 
@@ -374,25 +379,27 @@ static void check_flowid(struct lint *l, const struct qinfo *qi, const struct en
 	lint_name_classid(id, sizeof(id), c);
 	if (!e->info.has_classid)
 		lint_warn(l, where,
-		     "%s returns -1 (use the flowid) but has no flowid, so its classid is "
-		     "0 and %s; add a flowid naming the class you mean (%s)",
-		     e->label, fb, cls);
+			  "%s returns -1 (use the flowid) but has no flowid, so its classid is "
+			  "0 and %s; add a flowid naming the class you mean (%s)",
+			  e->label, fb, cls);
 	else if (!minor_ok(qi, c))
 		lint_warn(l, where,
-		     "%s has flowid %s, which names no %s of %s (%s), so %s; use a "
-		     "flowid of %s",
-		     e->label, id, qi->is_prio ? "band" : "flow", qi->name, cls, fb, cls);
+			  "%s has flowid %s, which names no %s of %s (%s), so %s; use a "
+			  "flowid of %s",
+			  e->label, id, qi->is_prio ? "band" : "flow", qi->name, cls, fb, cls);
 	else if (!major_ok(qi, c))
 		lint_warn(l, where,
-		     "%s has flowid %s, which is no class of %s (%s reads only the minor: "
-		     "class %x:%x); write flowid %x:%x",
-		     e->label, id, qi->name, qi->q->ops->id, maj, TC_H_MIN(c), maj, TC_H_MIN(c));
+			  "%s has flowid %s, which is no class of %s (%s reads only the minor: "
+			  "class %x:%x); write flowid %x:%x",
+			  e->label, id, qi->name, qi->q->ops->id, maj, TC_H_MIN(c), maj,
+			  TC_H_MIN(c));
 }
 
 /* Check 6: the other kernel mode. */
 static void check_other_kernel(struct lint *l, const struct qinfo *qi, const struct entry *e)
 {
-	enum bpf_kernel other = qi->kernel == BPF_KERNEL_3_13 ? BPF_KERNEL_CURRENT : BPF_KERNEL_3_13;
+	enum bpf_kernel other =
+	    qi->kernel == BPF_KERNEL_3_13 ? BPF_KERNEL_CURRENT : BPF_KERNEL_3_13;
 	const char *who = other == BPF_KERNEL_3_13 ? "Linux 3.13" : "current kernels";
 	const char *opt = other == BPF_KERNEL_3_13 ? " --kernel 3.13" : "";
 	const char *where = e->info.where;
@@ -400,14 +407,14 @@ static void check_other_kernel(struct lint *l, const struct qinfo *qi, const str
 
 	if (bpf_check(e->info.insns, e->info.len, other, msg, sizeof(msg)))
 		lint_warn(l, where,
-		     "%s would be rejected by %s (%s); change the program if the policy "
-		     "must also load there (tcsim bpf check%s shows why)",
-		     e->label, who, msg, opt);
+			  "%s would be rejected by %s (%s); change the program if the policy "
+			  "must also load there (tcsim bpf check%s shows why)",
+			  e->label, who, msg, opt);
 	if (other == BPF_KERNEL_3_13 && !e->info.has_classid)
 		lint_warn(l, where,
-		     "%s has no flowid, which Linux 3.13's cls_bpf requires; add a "
-		     "flowid if the policy must also load on Linux 3.13",
-		     e->label);
+			  "%s has no flowid, which Linux 3.13's cls_bpf requires; add a "
+			  "flowid if the policy must also load on Linux 3.13",
+			  e->label);
 }
 
 static void protocol_name(char *buf, size_t n, uint16_t proto)
@@ -440,11 +447,12 @@ static void check_auto_prefs(struct lint *l, const struct qinfo *qi)
 	}
 	if (n < 2)
 		return;
-	lint_warn(l, first,
-	     "%d filters on %s of %s have no pref, so the kernel numbers them 49152, 49151, "
-	     "... and tries the newest first: %s; give each filter an explicit pref in the order "
-	     "you want them tried",
-	     n, qi->name, l->dev ? l->dev : "the device", order);
+	lint_warn(
+	    l, first,
+	    "%d filters on %s of %s have no pref, so the kernel numbers them 49152, 49151, "
+	    "... and tries the newest first: %s; give each filter an explicit pref in the order "
+	    "you want them tried",
+	    n, qi->name, l->dev ? l->dev : "the device", order);
 }
 
 /* Checks 15-17: u32 filters (cls_u32_node_at), their classic mistakes:
@@ -505,50 +513,64 @@ static void check_u32(struct lint *l, const struct qdisc *q)
 				pinned |= !ni.nexthdr[k] && ni.off[k] == 0 &&
 					  (ni.mask[k] & 0x0f000000u) == 0x0f000000u &&
 					  (ni.val[k] & 0x0f000000u) == 0x05000000u;
-			if (ni.in_root && !pinned && (tp->protocol == 0x0800 || tp->protocol == ETH_P_ALL))
+			if (ni.in_root && !pinned &&
+			    (tp->protocol == 0x0800 || tp->protocol == ETH_P_ALL))
 				for (uint32_t k = 0; k < ni.nkeys; k++)
 					if (!ni.nexthdr[k] && ni.off[k] >= 20) {
-						lint_warn(l, ni.where,
-							  "u32 filter pref %u node %s reads at %d, past a "
-							  "20-byte IPv4 header (as `match ip sport/dport` "
-							  "does): a packet with IP options is read at the "
-							  "wrong place; reach the transport header through a "
-							  "link with `offset at 0 mask 0f00 shift 6` and "
-							  "`at nexthdr+N` keys",
-							  tp->prio >> 16, fh, ni.off[k]);
+						lint_warn(
+						    l, ni.where,
+						    "u32 filter pref %u node %s reads at %d, past "
+						    "a "
+						    "20-byte IPv4 header (as `match ip "
+						    "sport/dport` "
+						    "does): a packet with IP options is read at "
+						    "the "
+						    "wrong place; reach the transport header "
+						    "through a "
+						    "link with `offset at 0 mask 0f00 shift 6` and "
+						    "`at nexthdr+N` keys",
+						    tp->prio >> 16, fh, ni.off[k]);
 						break;
 					}
 			if (ni.in_root)
 				for (uint32_t k = 0; k < ni.nkeys; k++)
 					if (ni.nexthdr[k]) {
 						lint_warn(l, ni.where,
-							  "u32 filter pref %u node %s reads at nexthdr+%d in "
-							  "its root table, where no link has set an offset: it "
-							  "reads the IP header there, not the transport header "
-							  "(LARTC's TCP-flags recipe does this); put the key "
-							  "in a table a link with `offset at 0 mask 0f00 shift "
+							  "u32 filter pref %u node %s reads at "
+							  "nexthdr+%d in "
+							  "its root table, where no link has set "
+							  "an offset: it "
+							  "reads the IP header there, not the "
+							  "transport header "
+							  "(LARTC's TCP-flags recipe does this); "
+							  "put the key "
+							  "in a table a link with `offset at 0 "
+							  "mask 0f00 shift "
 							  "6` leads to",
 							  tp->prio >> 16, fh, ni.off[k]);
 						break;
 					}
 			if (ni.in_root && tp->protocol == ETH_P_ALL && ni.nkeys && !all_warned) {
-				lint_warn(l, ni.where,
-					  "u32 filter pref %u is `protocol all`: IPv6, ARP and VLAN frames "
-					  "reach it too and are read at the offsets of an IPv4 header; "
-					  "use `protocol ip` (and a filter of its own per protocol)",
-					  tp->prio >> 16);
+				lint_warn(
+				    l, ni.where,
+				    "u32 filter pref %u is `protocol all`: IPv6, ARP and VLAN "
+				    "frames "
+				    "reach it too and are read at the offsets of an IPv4 header; "
+				    "use `protocol ip` (and a filter of its own per protocol)",
+				    tp->prio >> 16);
 				all_warned = 1;
 			}
 			if (ni.classid && !classid_names_class(q, has_qi, &qi, ni.classid)) {
 				lint_name_classid(name, sizeof(name), ni.classid);
-				lint_warn(l, ni.where,
-					  "u32 filter pref %u node %s has classid %s, which names no "
-					  "class of %s %x:, so its matches go %s; give a classid of "
-					  "one of its classes",
-					  tp->prio >> 16, fh, name, q->ops->id, q->handle >> 16,
-					  has_qi && qi.is_prio ? "to priomap[0]'s band"
-					  : !strcmp(q->ops->id, "htb") ? "to the default class"
-								       : "nowhere (dropped)");
+				lint_warn(
+				    l, ni.where,
+				    "u32 filter pref %u node %s has classid %s, which names no "
+				    "class of %s %x:, so its matches go %s; give a classid of "
+				    "one of its classes",
+				    tp->prio >> 16, fh, name, q->ops->id, q->handle >> 16,
+				    has_qi && qi.is_prio	 ? "to priomap[0]'s band"
+				    : !strcmp(q->ops->id, "htb") ? "to the default class"
+								 : "nowhere (dropped)");
 			}
 		}
 	}
@@ -591,7 +613,8 @@ static void lint_chain(struct lint *l, const struct qdisc *q)
 				snprintf(x->label, sizeof(x->label), "filter pref %u handle 0x%x",
 					 tp->prio >> 16, x->info.handle);
 			else
-				snprintf(x->label, sizeof(x->label), "filter pref %u", tp->prio >> 16);
+				snprintf(x->label, sizeof(x->label), "filter pref %u",
+					 tp->prio >> 16);
 			if (lint_prog_returns(x->info.insns, x->info.len, &x->rets)) {
 				l->oom = 1;
 				free(e);
@@ -607,7 +630,8 @@ static void lint_chain(struct lint *l, const struct qdisc *q)
 
 		for (size_t j = 0; j < i && !shadow; j++)
 			if (lint_rets_catch_all(&e[j].rets) &&
-			    (e[j].tp->protocol == ETH_P_ALL || e[j].tp->protocol == x->tp->protocol))
+			    (e[j].tp->protocol == ETH_P_ALL ||
+			     e[j].tp->protocol == x->tp->protocol))
 				shadow = &e[j];
 		if (shadow) {
 			if (shadow->tp->protocol == ETH_P_ALL)
@@ -616,16 +640,18 @@ static void lint_chain(struct lint *l, const struct qdisc *q)
 				protocol_name(proto, sizeof(proto) - 8, shadow->tp->protocol);
 				strcat(proto, " packet");
 			}
-			lint_warn(l, where,
-			     "%s can never match: %s (%s), tried before it, matches every "
-			     "%s; give the catch-all the highest pref so it runs last, or delete it",
-			     x->label, shadow->label, at_line(ln, sizeof(ln), shadow->info.where),
-			     proto);
+			lint_warn(
+			    l, where,
+			    "%s can never match: %s (%s), tried before it, matches every "
+			    "%s; give the catch-all the highest pref so it runs last, or delete it",
+			    x->label, shadow->label, at_line(ln, sizeof(ln), shadow->info.where),
+			    proto);
 		} else if (!x->rets.computed && x->rets.n == 1 && x->rets.v[0] == 0) {
-			lint_warn(l, where,
-			     "%s never matches (it returns 0 on every path); fix the "
-			     "program or delete the filter (tcsim bpf run -v shows what it returns)",
-			     x->label);
+			lint_warn(
+			    l, where,
+			    "%s never matches (it returns 0 on every path); fix the "
+			    "program or delete the filter (tcsim bpf run -v shows what it returns)",
+			    x->label);
 		}
 		check_returns(l, &qi, x);
 		check_flowid(l, &qi, x);
@@ -638,11 +664,12 @@ static void lint_chain(struct lint *l, const struct qdisc *q)
 		for (size_t i = 0; i < n && !all; i++)
 			all = lint_rets_catch_all(&e[i].rets) && e[i].tp->protocol == ETH_P_ALL;
 		if (!all)
-			lint_warn(l, e[n - 1].info.where,
-			     "%s has filters, so it drops every packet that none of them matches "
-			     "(it no longer hashes flows itself); end the chain with a catch-all "
-			     "filter, or remove the filters",
-			     qi.name);
+			lint_warn(
+			    l, e[n - 1].info.where,
+			    "%s has filters, so it drops every packet that none of them matches "
+			    "(it no longer hashes flows itself); end the chain with a catch-all "
+			    "filter, or remove the filters",
+			    qi.name);
 	}
 	check_auto_prefs(l, &qi);
 	free(e);
@@ -682,7 +709,8 @@ static void check_bands(struct lint *l, const struct qdisc *q)
 					continue;
 				if (v == 0xffffffffu && !info.has_classid)
 					continue; /* no flowid: classid 0, the priomap decides */
-				band = lint_prio_band(v == 0xffffffffu ? info.classid : v, qi.bands);
+				band =
+				    lint_prio_band(v == 0xffffffffu ? info.classid : v, qi.bands);
 				reached[band >= 0 ? band : (int)qi.map[0]] = 1;
 			}
 		}
@@ -691,19 +719,19 @@ static void check_bands(struct lint *l, const struct qdisc *q)
 		if (!reached[b]) {
 			size_t len = strlen(list);
 
-			snprintf(list + len, sizeof(list) - len, "%s%x:%x", nmiss ? ", " : "", q->handle >> 16,
-				 b + 1);
+			snprintf(list + len, sizeof(list) - len, "%s%x:%x", nmiss ? ", " : "",
+				 q->handle >> 16, b + 1);
 			nmiss++;
 		}
 	if (!nmiss)
 		return;
 	lint_warn(l, q->where[0] ? q->where : NULL,
-	     "%s %s of %s on %s %s named by no priomap entry and no filter, so %s no "
-	     "packet (only a socket priority naming %s would); add a filter with that flowid, "
-	     "map a priority to it, or use fewer bands",
-	     nmiss == 1 ? "class" : "classes", list, qi.name, l->dev ? l->dev : "the device",
-	     nmiss == 1 ? "is" : "are", nmiss == 1 ? "it receives" : "they receive",
-	     nmiss == 1 ? "it" : "one");
+		  "%s %s of %s on %s %s named by no priomap entry and no filter, so %s no "
+		  "packet (only a socket priority naming %s would); add a filter with that flowid, "
+		  "map a priority to it, or use fewer bands",
+		  nmiss == 1 ? "class" : "classes", list, qi.name, l->dev ? l->dev : "the device",
+		  nmiss == 1 ? "is" : "are", nmiss == 1 ? "it receives" : "they receive",
+		  nmiss == 1 ? "it" : "one");
 }
 
 struct walk_ctx {
@@ -729,6 +757,7 @@ static void lint_qdisc(struct lint *l, const struct qdisc *q)
 	check_bands(l, q);
 	lint_check_htb(l, (struct qdisc *)q); /* class_chain takes a qdisc it may change */
 	lint_check_aqm(l, q);
+	lint_check_netem(l, q, l->dev_rate);
 	if (q->ops->has_filters)
 		lint_chain(l, q);
 	if (q->ops->has_filters)
@@ -750,6 +779,7 @@ int lint_sim_traffic(const struct sim *s, const struct lint_input *in, int nin, 
 
 	for (int i = 0; i < s->ndevs; i++) {
 		l.dev = s->devs[i]->name;
+		l.dev_rate = s->devs[i]->rate_bps;
 		lint_qdisc(&l, s->devs[i]->root);
 	}
 	if (nin && lint_check_vlan(&l, s, in, nin, err, errlen)) {
@@ -780,5 +810,6 @@ void lint_summary(FILE *out, const char *name, int nwarnings)
 	if (!nwarnings)
 		fprintf(out, "lint: %s: no warnings\n", name);
 	else
-		fprintf(out, "lint: %s: %d warning%s\n", name, nwarnings, nwarnings == 1 ? "" : "s");
+		fprintf(out, "lint: %s: %d warning%s\n", name, nwarnings,
+			nwarnings == 1 ? "" : "s");
 }

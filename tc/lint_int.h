@@ -19,7 +19,8 @@ struct lint {
 	struct warning *w;
 	size_t n, cap;
 	int oom;
-	const char *dev; /* the device being linted */
+	const char *dev;   /* the device being linted */
+	uint64_t dev_rate; /* its line rate, bits per second (0: unlimited) */
 };
 
 /* One warning at where ("file:line", or NULL), sorted by line at the end. */
@@ -33,6 +34,8 @@ void lint_name_classid(char *buf, size_t n, uint32_t classid);
 void lint_check_htb(struct lint *l, struct qdisc *q);
 /* Checks 13 and 14 on one codel or fq_codel (lint_aqm.c). */
 void lint_check_aqm(struct lint *l, const struct qdisc *q);
+/* Check 20 on one netem (lint_netem.c): rate_bps, the device's line rate. */
+void lint_check_netem(struct lint *l, const struct qdisc *q, uint64_t rate_bps);
 /* Check 19 over the traffic in (lint_vlan.c): 0, or -EIO with err. */
 struct sim;
 struct lint_input;

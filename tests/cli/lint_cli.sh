@@ -52,6 +52,7 @@ golden bands    # 7: bands no priomap entry and no filter result names
 golden htb      # 8-12: htb rates, ceil, default, quantum, a flowid naming an inner class
 golden aqm      # 13-14: codel target above interval, fq_codel memory_limit; fq_codel filters
 golden u32      # 15-18: u32 fixed offsets, protocol all, classids of no class, root nexthdr+
+golden netem --rate 1gbit # 20: netem limits below the frames a delay holds at the line rate
 # a sound htb tree (tests/data/htb/shaped.tc) gives no warnings
 out=$($TCSIM lint --tc tests/data/htb/shaped.tc 2>&1)
 if [ "$out" = "lint: tests/data/htb/shaped.tc: no warnings" ]; then ok; else bad "htb shaped.tc: $out"; fi

@@ -1,0 +1,87 @@
+/* lint_netem.c - check 20 of `tcsim lint` (tc/lint.c lists them all), on
+ * netem, read back from its `tc qdisc show` text:
+ *
+ * 20. a delay whose packets in flight outnumber the limit: netem keeps
+ *     every packet until its time to send, so at the device's line rate
+ *     a delay D holds rate x D worth of frames; when even full-size
+ *     frames (the fewest packets for those bytes) outnumber `limit`
+ *     (tc's default is 1000), netem drops at that rate though nothing is
+ *     congested: the classic "netem loses packets at 1 Gbit/s with 100 ms"
+ *     surprise. Raise the limit to the number said. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lint_int.h"
+#include "sched_rate.h"
+
+#define FULL_FRAME 1514u /* bytes on the wire of a full-size Ethernet frame */
+
+/* the words after key in text: up to two (delay's value and jitter) */
+static int words_after(const char *text, const char *key, char w[2][32])
+{
+	const char *p = strstr(text, key);
+	int n = 0;
+
+	w[0][0] = w[1][0] = 0;
+	if (!p)
+		return 0;
+	p += strlen(key);
+	while (n < 2) {
+		size_t i = 0;
+
+		while (*p == ' ')
+			p++;
+		while (p[i] && p[i] != ' ' && p[i] != '\n' && i + 1 < sizeof(w[n]))
+			i++;
+		if (!i)
+			break;
+		memcpy(w[n], p, i);
+		w[n][i] = 0;
+		p += i;
+		n++;
+	}
+	return n;
+}
+
+void lint_check_netem(struct lint *l, const struct qdisc *q, uint64_t rate_bps)
+{
+	char *buf = NULL, delay[2][32], lim[2][32], rate[32];
+	uint32_t d_us = 0, j_us = 0;
+	unsigned lim_p;
+	uint64_t frames;
+	size_t n = 0;
+	FILE *f;
+
+	if (strcmp(q->ops->id, "netem") || !rate_bps)
+		return;
+	f = open_memstream(&buf, &n);
+	if (!f) {
+		l->oom = 1;
+		return;
+	}
+	qdisc_dump_text(q, f, 0);
+	fclose(f);
+	words_after(buf, "limit ", lim);
+	if (words_after(buf, " delay ", delay) < 1 || tc_get_time(&d_us, delay[0])) {
+		free(buf);
+		return;
+	}
+	/* the second word is the jitter when it is a time (not "loss", ...) */
+	if (delay[1][0] && tc_get_time(&j_us, delay[1]))
+		j_us = 0;
+	free(buf);
+	if (sscanf(lim[0], "%u", &lim_p) != 1)
+		return;
+	frames = rate_bps / 8 * ((uint64_t)d_us + j_us) / 1000000u / FULL_FRAME;
+	if (frames <= lim_p)
+		return;
+	lint_fmt_bits(rate, sizeof(rate), rate_bps);
+	lint_warn(l, q->where[0] ? q->where : NULL,
+		  "netem %x: a delay of %s%s%s at %s's %s holds up to %llu full-size frames, "
+		  "more than its limit %u, so it drops at that rate though nothing is "
+		  "congested; raise limit to %llu or more",
+		  q->handle >> 16, delay[0], j_us ? " + " : "", j_us ? delay[1] : "",
+		  l->dev ? l->dev : "the device", rate, (unsigned long long)frames, lim_p,
+		  (unsigned long long)frames);
+}

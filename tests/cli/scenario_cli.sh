@@ -39,6 +39,29 @@ for g in "$G"/*.json; do
 	[ -f "scenarios/$(basename "$g" .json).lua" ] || bad "golden $g has no scenario"
 done
 
+# u32_hash.lua's `tc filter show`: the hash table, its buckets and the
+# link, as this VM's kernel (6.18) and iproute2 6.1 printed the same lines
+# on a veth (the trailing blanks are tc's)
+$TCSIM scenarios/u32_hash.lua 2>&1 | grep -A13 -m1 '^filter parent' >"$T_TMP/show"
+{ sed 's/^|//; s/\$$/ /' <<'SHOW'
+|filter parent 1: protocol ip pref 5 u32 chain 0$
+|filter parent 1: protocol ip pref 5 u32 chain 0 fh 2: ht divisor 256$
+|filter parent 1: protocol ip pref 5 u32 chain 0 fh 2:1:800 order 2048 key ht 2 bkt 1 *flowid 1:11 not_in_hw$
+|  match 0a000001/ffffffff at 12
+|filter parent 1: protocol ip pref 5 u32 chain 0 fh 2:2:800 order 2048 key ht 2 bkt 2 *flowid 1:12 not_in_hw$
+|  match 0a000002/ffffffff at 12
+|filter parent 1: protocol ip pref 5 u32 chain 0 fh 2:3:800 order 2048 key ht 2 bkt 3 *flowid 1:13 not_in_hw$
+|  match 0a000003/ffffffff at 12
+|filter parent 1: protocol ip pref 5 u32 chain 0 fh 2:4:800 order 2048 key ht 2 bkt 4 *flowid 1:14 not_in_hw$
+|  match 0a000004/ffffffff at 12
+|filter parent 1: protocol ip pref 5 u32 chain 0 fh 800: ht divisor 1$
+|filter parent 1: protocol ip pref 5 u32 chain 0 fh 800::800 order 2048 key ht 800 bkt 0 link 2: not_in_hw$
+|  match 0a000000/ffffff00 at 12
+|    hash mask 000000ff at 12$
+SHOW
+} >"$T_TMP/want"
+if cmp -s "$T_TMP/show" "$T_TMP/want"; then ok; else bad "u32_hash.lua: filter show differs from the kernel's: $(diff "$T_TMP/want" "$T_TMP/show" | head -6)"; fi
+
 # 2. determinism
 $TCSIM scenarios/ssh_http.lua >"$T_TMP/a" 2>&1
 $TCSIM scenarios/ssh_http.lua >"$T_TMP/b" 2>&1

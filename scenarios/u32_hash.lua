@@ -19,7 +19,7 @@
 -- and htb, with no `default`, sends it straight to the root: unshaped.
 --
 -- What to look at: the class rows (each host's frames, in its own class)
--- and the "rates" lines (four equal shares of 4 Mbit/s). Things to change:
+-- and the "rates" line (four equal shares of 4 Mbit/s). Things to change:
 --  * the loop to `for h = 1, 3`: host 4 is idle, and the three others
 --    borrow its share up to their ceils: 1.33 Mbit/s each.
 --  * the hashkey mask to 0x0000ff00: the bucket is then the third byte,

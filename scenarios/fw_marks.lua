@@ -29,6 +29,8 @@
 -- the firewall can tell icmp (0x11) from dns (0x12) for its own logging
 -- while tc treats them alike. Marks 1 and 2 are compared whole (no mask
 -- means 0xffffffff): 0x12 is not 2.
+-- Debian's 6.1 kernel agrees (this tree on qemu-oracle, every frame
+-- marked alike: 0x12 -> 1:30, 0x22 -> 1:40, 0x2 -> 1:20).
 --
 -- Things to change (the figures are this file's, changed as said):
 --  * dns's mark to 0x22 (no filter has it): its 28 x 4 frames fall to the

@@ -30,38 +30,20 @@ CAP=$ROOT/scenarios/captures/icmp_5_pings.pcap
 NS=tcsim-khtb-$$
 TMP=
 
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
+. "$HERE/lib.sh"
 
-cleanup() {
-	ip netns del "$NS" 2>/dev/null
-	[ -n "$TMP" ] && rm -rf "$TMP"
-}
-
-[ "$(id -u)" = 0 ] || skip "not root"
-for t in tc ip sed; do
-	command -v "$t" >/dev/null 2>&1 || skip "$t not installed"
-done
-[ -x "$TCSIM" ] || { echo "FAIL: tcsim binary '$TCSIM' not found (set TCSIM)"; exit 1; }
-case $TCSIM in /*) ;; *) TCSIM=$(pwd)/$TCSIM ;; esac
-
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-TMP=$(mktemp -d) || skip "mktemp failed"
+kt_root
+kt_tools tc ip sed
+kt_tcsim
+kt_tmp
 
 # A namespace per configuration: nothing of one is left for the next.
-nsx() { ip netns exec "$NS" "$@"; }
 fresh_ns() {
-	ip netns del "$NS" 2>/dev/null
-	ip netns add "$NS" 2>/dev/null || return 1
-	nsx sysctl -qw net.ipv6.conf.all.disable_ipv6=1 >/dev/null 2>&1
-	nsx sysctl -qw net.ipv6.conf.default.disable_ipv6=1 >/dev/null 2>&1
+	kt_netns "$NS" || return 1
 	# one transmit queue: tc then says "refcnt 2" for the root, as tcsim's device
-	nsx ip link add eth0 numtxqueues 1 type veth peer name eth0p 2>/dev/null || return 2
-	nsx ip link set eth0p arp off multicast off up 2>/dev/null &&
-		nsx ip link set eth0 arp off multicast off up 2>/dev/null || return 2
+	kt_veth "$NS" eth0 eth0p numtxqueues 1 || return 2
+	kt_quiet "$NS" "" eth0p eth0
+	kt_up "$NS" eth0p eth0
 }
 
 fresh_ns

@@ -95,10 +95,7 @@ mkns() {
 }
 
 mkns "$NS"
-case $? in
-1) skip "cannot create a network namespace" ;;
-2) skip "cannot create a veth pair" ;;
-esac
+kt_skip_rc $?
 
 nsx tc qdisc add dev "$DEV" root handle 1: htb default 99 2>/dev/null || skip "kernel lacks sch_htb"
 for c in 1 2 3 99; do

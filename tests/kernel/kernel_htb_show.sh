@@ -38,19 +38,10 @@ kt_tcsim
 kt_tmp
 
 # A namespace per configuration: nothing of one is left for the next.
-fresh_ns() {
-	kt_netns "$NS" || return 1
-	# one transmit queue: tc then says "refcnt 2" for the root, as tcsim's device
-	kt_veth "$NS" eth0 eth0p numtxqueues 1 || return 2
-	kt_quiet "$NS" "" eth0p eth0
-	kt_up "$NS" eth0p eth0
-}
+fresh_ns() { kt_eth0 "$NS"; }
 
 fresh_ns
-case $? in
-1) skip "cannot create a network namespace" ;;
-2) skip "cannot create a veth pair" ;;
-esac
+kt_skip_rc $?
 nsx tc qdisc add dev eth0 root handle 1: htb 2>/dev/null || skip "kernel lacks sch_htb"
 
 # The table: small configurations beside the files.
@@ -93,13 +84,7 @@ compared=0 differ=0
 for f in "$DATA"/show_*.tc "$TMP"/table_*.tc; do
 	name=$(basename "$f" .tc)
 	fresh_ns || { echo "FAIL: $name: cannot set up the namespace"; differ=$((differ + 1)); continue; }
-	: >"$TMP/kernel.out"
-	sed -e 's/#.*//' "$f" | while IFS= read -r line; do
-		case $line in *[![:space:]]*) ;; *) continue ;; esac
-		nsx sh -c "$line" >>"$TMP/kernel.out" 2>/dev/null
-	done
-	"$TCSIM" run --tc "$f" --limit 1 "$CAP" 2>"$TMP/tcsim.err" |
-		sed '/^tcsim: [0-9]* device/,$d' >"$TMP/tcsim.out"
+	kt_tc_both "$f"
 	compared=$((compared + 1))
 	if [ ! -s "$TMP/kernel.out" ]; then
 		echo "FAIL: $name: the kernel printed nothing"

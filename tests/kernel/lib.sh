@@ -25,6 +25,16 @@
 #   kt_setup NS DEV PEER OPTS
 #                        all four for one namespace, skipping with the
 #                        reason when a step fails
+#   kt_skip_rc RC        skip with the reason kt_netns (1) or kt_veth (2)
+#                        returned; nothing for 0
+#   kt_eth0 NS           a fresh NS with a veth pair eth0 (one transmit
+#                        queue: tc then says "refcnt 2" for the root, as for
+#                        tcsim's devices) and eth0p, quiet and up; 1 or 2
+#                        as kt_netns and kt_veth, 2 if it cannot be brought up
+#   kt_tc_both FILE      FILE's tc lines run one by one by sh in $NS (their
+#                        output in $TMP/kernel.out), and FILE run by tcsim
+#                        with one packet of $CAP (its text before the
+#                        report in $TMP/tcsim.out, stderr in $TMP/tcsim.err)
 #   nsx CMD...           CMD inside $NS
 
 KT_NETNS=
@@ -109,6 +119,30 @@ kt_setup() {
 	kt_veth "$1" "$2" "$3" || skip "cannot create a veth pair"
 	kt_quiet "$1" "$4" "$2" "$3"
 	kt_up "$1" "$3" "$2" || skip "cannot bring the veth pair up"
+}
+
+kt_skip_rc() {
+	case $1 in
+	1) skip "cannot create a network namespace" ;;
+	2) skip "cannot create a veth pair" ;;
+	esac
+}
+
+kt_eth0() {
+	kt_netns "$1" || return 1
+	kt_veth "$1" eth0 eth0p numtxqueues 1 || return 2
+	kt_quiet "$1" "" eth0p eth0
+	kt_up "$1" eth0p eth0
+}
+
+kt_tc_both() {
+	: >"$TMP/kernel.out"
+	sed -e 's/#.*//' "$1" | while IFS= read -r kt_line; do
+		case $kt_line in *[![:space:]]*) ;; *) continue ;; esac
+		nsx sh -c "$kt_line" >>"$TMP/kernel.out" 2>/dev/null
+	done
+	"$TCSIM" run --tc "$1" --limit 1 "$CAP" 2>"$TMP/tcsim.err" |
+		sed '/^tcsim: [0-9]* device/,$d' >"$TMP/tcsim.out"
 }
 
 nsx() { ip netns exec "$NS" "$@"; }

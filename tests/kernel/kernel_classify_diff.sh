@@ -202,15 +202,7 @@ kernel_replay() {
 # kernel_counts MAJOR: waits for the queues to drain, then sets kcounts
 # ("MAJ:1=n MAJ:2=n MAJ:3=n MAJ:99=n direct=n"), ktotal, ktbytes, kdrops.
 kernel_counts() {
-	tries=0
-	while :; do
-		nsx tc -s qdisc show dev "$DEV" >"$TMP/kq"
-		awk '/^qdisc htb/ {h = 1; next} /^qdisc/ {h = 0} h && /backlog/ {print $2, $3}' "$TMP/kq" |
-			grep -q '^0b 0p$' && break
-		tries=$((tries + 1))
-		[ "$tries" -gt 50 ] && break
-		sleep 0.1
-	done
+	kt_htb_drain "$DEV"
 	nsx tc -s class show dev "$DEV" >"$TMP/kc"
 	kcounts=$(awk -v maj="$1" '
 		/^class htb/ {c = $3; next}

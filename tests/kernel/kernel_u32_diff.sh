@@ -271,15 +271,7 @@ kernel_setup() {
 }
 
 kernel_counts() {
-	tries=0
-	while :; do
-		nsx tc -s qdisc show dev "$DEV" >"$TMP/kq"
-		awk '/^qdisc htb/ {h = 1; next} /^qdisc/ {h = 0} h && /backlog/ {print $2, $3}' "$TMP/kq" |
-			grep -q '^0b 0p$' && break
-		tries=$((tries + 1))
-		[ "$tries" -gt 50 ] && break
-		sleep 0.1
-	done
+	kt_htb_drain "$DEV"
 	nsx tc -s class show dev "$DEV" >"$TMP/kc"
 	kdirect=$(sed -n 's/.*direct_packets_stat \([0-9]*\).*/\1/p' "$TMP/kq" | head -1)
 	kcounts=$(awk -v d="${kdirect:-0}" '

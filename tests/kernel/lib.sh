@@ -35,6 +35,8 @@
 #                        output in $TMP/kernel.out), and FILE run by tcsim
 #                        with one packet of $CAP (its text before the
 #                        report in $TMP/tcsim.out, stderr in $TMP/tcsim.err)
+#   kt_htb_drain DEV     waits (5 s at most) until the htb root of DEV in $NS
+#                        holds nothing; its `tc -s qdisc show` left in $TMP/kq
 #   nsx CMD...           CMD inside $NS
 
 KT_NETNS=
@@ -146,3 +148,15 @@ kt_tc_both() {
 }
 
 nsx() { ip netns exec "$NS" "$@"; }
+
+kt_htb_drain() {
+	kt_tries=0
+	while :; do
+		nsx tc -s qdisc show dev "$1" >"$TMP/kq"
+		awk '/^qdisc htb/ {h = 1; next} /^qdisc/ {h = 0} h && /backlog/ {print $2, $3}' "$TMP/kq" |
+			grep -q '^0b 0p$' && break
+		kt_tries=$((kt_tries + 1))
+		[ "$kt_tries" -gt 50 ] && break
+		sleep 0.1
+	done
+}

@@ -67,59 +67,35 @@ PEER=kimp1
 TMP=
 FAILS=0
 
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
+. "$(dirname "$0")/lib.sh"
 
 fail() {
 	echo "FAIL: $*"
 	FAILS=$((FAILS + 1))
 }
 
-cleanup() {
-	ip netns del "$NS" 2>/dev/null
-	ip netns del "$NS2" 2>/dev/null
-	ip netns del "$NS3" 2>/dev/null
-	[ -n "$TMP" ] && rm -rf "$TMP"
-}
-
-[ "$(id -u)" = 0 ] || skip "not root (namespaces and veths need root)"
-for t in tc ip awk sed sort diff grep; do
-	command -v "$t" >/dev/null 2>&1 || skip "$t not installed"
-done
-[ -x "$TCSIM" ] || { echo "FAIL: tcsim binary '$TCSIM' not found (set TCSIM)"; exit 1; }
-case $TCSIM in /*) ;; *) TCSIM=$(pwd)/$TCSIM ;; esac
+kt_root "not root (namespaces and veths need root)"
+kt_tools tc ip awk sed sort diff grep
+kt_tcsim
 "$TCSIM" import --help 2>/dev/null | grep -q 'tcsim import' ||
 	skip "'$TCSIM' import is not available (main.c does not dispatch it yet)"
 
-if command -v modprobe >/dev/null 2>&1; then
-	for mod in veth sch_htb sch_tbf cls_bpf cls_u32; do modprobe -q "$mod" 2>/dev/null; done
-fi
+kt_modprobe veth sch_htb sch_tbf cls_bpf cls_u32
 
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-TMP=$(mktemp -d) || skip "mktemp failed"
+kt_tmp
 chmod 755 "$TMP"
 
 # A namespace with IPv6 off (nothing sent by itself) and an up veth pair,
 # DEV with mtu 9000 and txqueuelen 500 (htb's direct_qlen default).
 mkns() {
-	ip netns add "$1" 2>/dev/null || return 1
-	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 >/dev/null 2>&1
-	ip netns exec "$1" sysctl -qw net.ipv6.conf.default.disable_ipv6=1 >/dev/null 2>&1
-	ip netns exec "$1" ip link add "$DEV" type veth peer name "$PEER" 2>/dev/null || return 2
+	kt_netns "$1" || return 1
+	kt_veth "$1" "$DEV" "$PEER" || return 2
 	ip netns exec "$1" ip link set "$DEV" mtu 9000 txqueuelen 500 2>/dev/null
-	{ ip netns exec "$1" ip link set "$PEER" up && ip netns exec "$1" ip link set "$DEV" up; } ||
-		return 2
+	kt_up "$1" "$PEER" "$DEV"
 }
 
 mkns "$NS"
-case $? in
-1) skip "cannot create a network namespace" ;;
-2) skip "cannot create a veth pair" ;;
-esac
-nsx() { ip netns exec "$NS" "$@"; }
+kt_skip_rc $?
 
 nsx tc qdisc add dev "$DEV" root handle 1: htb default 99 2>/dev/null || skip "kernel lacks sch_htb"
 for c in 1 2 3 99; do

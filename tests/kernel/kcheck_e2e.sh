@@ -28,25 +28,16 @@ PCAPS=${PCAPS:-$ROOT/../shared/pcaps}
 TMP=
 fails=0 checks=0
 
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
+. "$HERE/lib.sh"
 
-cleanup() {
-	[ -n "$TMP" ] && rm -rf "$TMP"
-}
-
-[ "$(id -u)" = 0 ] || skip "not root"
+kt_root
 case $TCSIM in /*) ;; *) TCSIM=$(pwd)/$TCSIM ;; esac
 [ -x "$TCSIM" ] || { echo "FAIL: tcsim binary '$TCSIM' not found (set TCSIM)"; exit 1; }
 "$TCSIM" kernel-check --help 2>/dev/null | grep -q -- '--tc' ||
 	skip "'$TCSIM' has no kernel-check command yet"
 command -v lsns >/dev/null 2>&1 || skip "lsns (util-linux) not installed"
 
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-TMP=$(mktemp -d /tmp/tcsim-kcheck-e2e.XXXXXX) || skip "mktemp failed"
+kt_tmp /tmp/tcsim-kcheck-e2e.XXXXXX
 chmod 755 "$TMP"
 cd "$ROOT" || exit 1
 

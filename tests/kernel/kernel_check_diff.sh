@@ -23,37 +23,20 @@ DEV=kchk0
 PEER=kchk1
 TMP=
 
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
+. "$HERE/lib.sh"
 
-cleanup() {
-	ip netns del "$NS" 2>/dev/null
-	[ -n "$TMP" ] && rm -rf "$TMP"
-}
-
-[ "$(id -u)" = 0 ] || skip "not root"
+kt_root
 command -v tc >/dev/null 2>&1 || skip "tc (iproute2) not installed"
 command -v ip >/dev/null 2>&1 || skip "ip (iproute2) not installed"
 [ -r "$CASES" ] || { echo "FAIL: cannot read $CASES"; exit 1; }
 [ -x "$TCSIM" ] || { echo "FAIL: tcsim binary '$TCSIM' not found (set TCSIM)"; exit 1; }
 
-if command -v modprobe >/dev/null 2>&1; then
-	modprobe -q cls_bpf 2>/dev/null
-	modprobe -q sch_htb 2>/dev/null
-	modprobe -q veth 2>/dev/null
-fi
+kt_modprobe cls_bpf sch_htb veth
 
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-TMP=$(mktemp -d) || skip "mktemp failed"
+kt_tmp
 
-ip netns add "$NS" 2>/dev/null || skip "cannot create a network namespace"
-nsx() { ip netns exec "$NS" "$@"; }
-nsx sysctl -qw net.ipv6.conf.all.disable_ipv6=1 >/dev/null 2>&1
-nsx sysctl -qw net.ipv6.conf.default.disable_ipv6=1 >/dev/null 2>&1
-nsx ip link add "$DEV" type veth peer name "$PEER" 2>/dev/null || skip "cannot create a veth pair"
+kt_netns "$NS" || skip "cannot create a network namespace"
+kt_veth "$NS" "$DEV" "$PEER" || skip "cannot create a veth pair"
 nsx tc qdisc add dev "$DEV" root handle 1: htb 2>/dev/null || skip "kernel lacks sch_htb"
 nsx tc class add dev "$DEV" parent 1: classid 1:1 htb rate 1mbit 2>/dev/null ||
 	skip "cannot add an htb class"

@@ -59,24 +59,13 @@ DEV=kcls0
 PEER=kcls1
 TMP=
 
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
+. "$HERE/lib.sh"
 
-cleanup() {
-	ip netns del "$NS" 2>/dev/null
-	[ -n "$TMP" ] && rm -rf "$TMP"
-}
-
-[ "$(id -u)" = 0 ] || skip "not root"
-for t in tc ip tcpreplay tcpdump awk sed paste; do
-	command -v "$t" >/dev/null 2>&1 || skip "$t not installed"
-done
+kt_root
+kt_tools tc ip tcpreplay tcpdump awk sed paste
 [ -d "$PCAPS" ] || skip "no captures at $PCAPS (set PCAPS; ../shared is not part of the repository)"
 [ -r "$CHAINS_FILE" ] || { echo "FAIL: cannot read $CHAINS_FILE"; exit 1; }
-[ -x "$TCSIM" ] || { echo "FAIL: tcsim binary '$TCSIM' not found (set TCSIM)"; exit 1; }
-case $TCSIM in /*) ;; *) TCSIM=$(pwd)/$TCSIM ;; esac
+kt_tcsim
 
 case $KCLS_MODE in
 auto)
@@ -90,30 +79,15 @@ run | bpfrun) MODE=$KCLS_MODE ;;
 *) echo "FAIL: KCLS_MODE must be auto, run or bpfrun"; exit 1 ;;
 esac
 
-if command -v modprobe >/dev/null 2>&1; then
-	modprobe -q cls_bpf 2>/dev/null
-	modprobe -q sch_htb 2>/dev/null
-	modprobe -q veth 2>/dev/null
-fi
+kt_modprobe cls_bpf sch_htb veth
 
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-TMP=$(mktemp -d) || skip "mktemp failed"
+kt_tmp
 START=$(date +%s)
 
-ip netns add "$NS" 2>/dev/null || skip "cannot create a network namespace"
-nsx() { ip netns exec "$NS" "$@"; }
 # The kernel's own ND/MLD/RS would join the counts: IPv6 off before the
 # links exist; no addresses, no ARP, no multicast (so no IGMP either).
-nsx sysctl -qw net.ipv6.conf.all.disable_ipv6=1 >/dev/null 2>&1
-nsx sysctl -qw net.ipv6.conf.default.disable_ipv6=1 >/dev/null 2>&1
-nsx ip link add "$DEV" type veth peer name "$PEER" 2>/dev/null || skip "cannot create a veth pair"
-for d in "$DEV" "$PEER"; do
-	# 65535 is veth's max_mtu: every frame of these captures fits.
-	nsx ip link set "$d" mtu 65535 arp off multicast off txqueuelen 100000 2>/dev/null ||
-		nsx ip link set "$d" arp off multicast off 2>/dev/null
-done
-{ nsx ip link set "$PEER" up && nsx ip link set "$DEV" up; } || skip "cannot bring the veth pair up"
+# 65535 is veth's max_mtu: every frame of these captures fits.
+kt_setup "$NS" "$DEV" "$PEER" "mtu 65535 txqueuelen 100000"
 nsx tc qdisc add dev "$DEV" root handle 1: htb default 99 2>/dev/null || skip "kernel lacks sch_htb"
 nsx tc filter add dev "$DEV" parent 1: protocol all pref 1 bpf bytecode "1,6 0 0 0" flowid 1:1 \
 	2>/dev/null || skip "kernel lacks cls_bpf (or tc lacks bpf)"
@@ -228,15 +202,7 @@ kernel_replay() {
 # kernel_counts MAJOR: waits for the queues to drain, then sets kcounts
 # ("MAJ:1=n MAJ:2=n MAJ:3=n MAJ:99=n direct=n"), ktotal, ktbytes, kdrops.
 kernel_counts() {
-	tries=0
-	while :; do
-		nsx tc -s qdisc show dev "$DEV" >"$TMP/kq"
-		awk '/^qdisc htb/ {h = 1; next} /^qdisc/ {h = 0} h && /backlog/ {print $2, $3}' "$TMP/kq" |
-			grep -q '^0b 0p$' && break
-		tries=$((tries + 1))
-		[ "$tries" -gt 50 ] && break
-		sleep 0.1
-	done
+	kt_htb_drain "$DEV"
 	nsx tc -s class show dev "$DEV" >"$TMP/kc"
 	kcounts=$(awk -v maj="$1" '
 		/^class htb/ {c = $3; next}

@@ -39,49 +39,24 @@ TMP=
 fails=0
 checks=0
 
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
-
-cleanup() {
-	ip netns del "$NS" 2>/dev/null
-	[ -n "$TMP" ] && rm -rf "$TMP"
-}
+. "$HERE/lib.sh"
 
 mismatch() {
 	fails=$((fails + 1))
 	echo "FAIL: $*"
 }
 
-[ "$(id -u)" = 0 ] || skip "not root"
-for t in tc ip awk sed; do
-	command -v "$t" >/dev/null 2>&1 || skip "$t not installed"
-done
-[ -x "$TCSIM" ] || { echo "FAIL: tcsim binary '$TCSIM' not found (set TCSIM)"; exit 1; }
-case $TCSIM in /*) ;; *) TCSIM=$(pwd)/$TCSIM ;; esac
+kt_root
+kt_tools tc ip awk sed
+kt_tcsim
 CAP0=$ROOT/scenarios/captures/ssh_hydra.pcap
 
-if command -v modprobe >/dev/null 2>&1; then
-	modprobe -q sch_tbf 2>/dev/null
-	modprobe -q veth 2>/dev/null
-fi
+kt_modprobe sch_tbf veth
 
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-TMP=$(mktemp -d) || skip "mktemp failed"
+kt_tmp
 START=$(date +%s)
 
-ip netns add "$NS" 2>/dev/null || skip "cannot create a network namespace"
-nsx() { ip netns exec "$NS" "$@"; }
-nsx sysctl -qw net.ipv6.conf.all.disable_ipv6=1 >/dev/null 2>&1
-nsx sysctl -qw net.ipv6.conf.default.disable_ipv6=1 >/dev/null 2>&1
-nsx ip link add "$DEV" type veth peer name "$PEER" 2>/dev/null || skip "cannot create a veth pair"
-for d in "$DEV" "$PEER"; do
-	nsx ip link set "$d" mtu 65535 arp off multicast off txqueuelen 100000 2>/dev/null ||
-		nsx ip link set "$d" arp off multicast off 2>/dev/null
-done
-{ nsx ip link set "$PEER" up && nsx ip link set "$DEV" up; } || skip "cannot bring the veth pair up"
+kt_setup "$NS" "$DEV" "$PEER" "mtu 65535 txqueuelen 100000"
 nsx tc qdisc add dev "$DEV" root handle 1: tbf rate 1mbit burst 10k limit 10k 2>/dev/null ||
 	skip "kernel lacks sch_tbf"
 nsx tc qdisc del dev "$DEV" root 2>/dev/null

@@ -34,44 +34,17 @@ CAP=$ROOT/scenarios/captures/icmp_5_pings.pcap
 NS=tcsim-tcjson-$$
 TMP=
 
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
+. "$HERE/lib.sh"
 
-cleanup() {
-	ip netns del "$NS" 2>/dev/null
-	[ -n "$TMP" ] && rm -rf "$TMP"
-}
+kt_root
+kt_tools tc ip sed jq cmp
+kt_tcsim
+kt_tmp
 
-[ "$(id -u)" = 0 ] || skip "not root"
-for t in tc ip sed jq cmp; do
-	command -v "$t" >/dev/null 2>&1 || skip "$t not installed"
-done
-[ -x "$TCSIM" ] || { echo "FAIL: tcsim binary '$TCSIM' not found (set TCSIM)"; exit 1; }
-case $TCSIM in /*) ;; *) TCSIM=$(pwd)/$TCSIM ;; esac
-
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-TMP=$(mktemp -d) || skip "mktemp failed"
-
-nsx() { ip netns exec "$NS" "$@"; }
-fresh_ns() {
-	ip netns del "$NS" 2>/dev/null
-	ip netns add "$NS" 2>/dev/null || return 1
-	nsx sysctl -qw net.ipv6.conf.all.disable_ipv6=1 >/dev/null 2>&1
-	nsx sysctl -qw net.ipv6.conf.default.disable_ipv6=1 >/dev/null 2>&1
-	# one transmit queue: tc then says "refcnt 2" for the root, as tcsim's device
-	nsx ip link add eth0 numtxqueues 1 type veth peer name eth0p 2>/dev/null || return 2
-	nsx ip link set eth0p arp off multicast off up 2>/dev/null &&
-		nsx ip link set eth0 arp off multicast off up 2>/dev/null || return 2
-}
+fresh_ns() { kt_eth0 "$NS"; }
 
 fresh_ns
-case $? in
-1) skip "cannot create a network namespace" ;;
-2) skip "cannot create a veth pair" ;;
-esac
+kt_skip_rc $?
 nsx tc qdisc add dev eth0 root handle 1: htb 2>/dev/null || skip "kernel lacks sch_htb"
 nsx tc filter add dev eth0 parent 1: bpf bytecode '1,6 0 0 0' 2>/dev/null || skip "kernel lacks cls_bpf"
 
@@ -85,13 +58,7 @@ compared=0 differ=0 docs=0
 for f in "$DATA"/kernel_*.tc; do
 	name=$(basename "$f" .tc)
 	fresh_ns || { echo "FAIL: $name: cannot set up the namespace"; differ=$((differ + 1)); continue; }
-	: >"$TMP/kernel.out"
-	sed -e 's/#.*//' "$f" | while IFS= read -r line; do
-		case $line in *[![:space:]]*) ;; *) continue ;; esac
-		nsx sh -c "$line" >>"$TMP/kernel.out" 2>/dev/null
-	done
-	"$TCSIM" run --tc "$f" --limit 1 "$CAP" 2>"$TMP/tcsim.err" |
-		sed '/^tcsim: [0-9]* device/,$d' >"$TMP/tcsim.out"
+	kt_tc_both "$f"
 	compared=$((compared + 1))
 	trees "$TMP/kernel.out"
 	trees "$TMP/tcsim.out"

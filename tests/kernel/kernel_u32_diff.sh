@@ -41,27 +41,14 @@ DEV=ku32a
 PEER=ku32b
 TMP=
 
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
-
-cleanup() {
-	ip netns del "$NS" 2>/dev/null
-	[ -n "$TMP" ] && rm -rf "$TMP"
-}
+. "$HERE/lib.sh"
 
 [ -n "${KU32_GEN_ONLY:-}" ] || [ "$(id -u)" = 0 ] || skip "not root"
-for t in tc ip tcpreplay awk sed; do
-	command -v "$t" >/dev/null 2>&1 || skip "$t not installed"
-done
+kt_tools tc ip tcpreplay awk sed
 [ -d "$PCAPS" ] || skip "no captures at $PCAPS (set PCAPS; ../shared is not part of the repository)"
-[ -x "$TCSIM" ] || { echo "FAIL: tcsim binary '$TCSIM' not found (set TCSIM)"; exit 1; }
-case $TCSIM in /*) ;; *) TCSIM=$(pwd)/$TCSIM ;; esac
+kt_tcsim
 
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-TMP=$(mktemp -d) || skip "mktemp failed"
+kt_tmp
 START=$(date +%s)
 
 # ---- the generator: $TMP/chain.N, one `filter add` line each (DEV for
@@ -251,16 +238,7 @@ if [ -n "${KU32_GEN_ONLY:-}" ]; then
 	exit 0
 fi
 
-ip netns add "$NS" 2>/dev/null || skip "cannot create a network namespace"
-nsx() { ip netns exec "$NS" "$@"; }
-nsx sysctl -qw net.ipv6.conf.all.disable_ipv6=1 >/dev/null 2>&1
-nsx sysctl -qw net.ipv6.conf.default.disable_ipv6=1 >/dev/null 2>&1
-nsx ip link add "$DEV" type veth peer name "$PEER" 2>/dev/null || skip "cannot create a veth pair"
-for d in "$DEV" "$PEER"; do
-	nsx ip link set "$d" mtu 65535 arp off multicast off txqueuelen 100000 2>/dev/null ||
-		nsx ip link set "$d" arp off multicast off 2>/dev/null
-done
-{ nsx ip link set "$PEER" up && nsx ip link set "$DEV" up; } || skip "cannot bring the veth pair up"
+kt_setup "$NS" "$DEV" "$PEER" "mtu 65535 txqueuelen 100000"
 nsx tc qdisc add dev "$DEV" root handle 1: htb default 99 2>/dev/null || skip "kernel lacks sch_htb"
 nsx tc filter add dev "$DEV" parent 1: protocol ip pref 1 u32 match u32 0 0 flowid 1:1 \
 	2>/dev/null || skip "kernel lacks cls_u32"
@@ -293,15 +271,7 @@ kernel_setup() {
 }
 
 kernel_counts() {
-	tries=0
-	while :; do
-		nsx tc -s qdisc show dev "$DEV" >"$TMP/kq"
-		awk '/^qdisc htb/ {h = 1; next} /^qdisc/ {h = 0} h && /backlog/ {print $2, $3}' "$TMP/kq" |
-			grep -q '^0b 0p$' && break
-		tries=$((tries + 1))
-		[ "$tries" -gt 50 ] && break
-		sleep 0.1
-	done
+	kt_htb_drain "$DEV"
 	nsx tc -s class show dev "$DEV" >"$TMP/kc"
 	kdirect=$(sed -n 's/.*direct_packets_stat \([0-9]*\).*/\1/p' "$TMP/kq" | head -1)
 	kcounts=$(awk -v d="${kdirect:-0}" '

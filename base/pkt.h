@@ -3,6 +3,7 @@
 #ifndef TCSIM_PKT_H
 #define TCSIM_PKT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Why a packet left the simulation without being sent. */

@@ -321,10 +321,13 @@ static void meta_side(struct out *o, const struct cls_basic_em *e, int s)
 		put(o, " mask 0x%x", e->meta_val[s]);
 }
 
-/* The sequence that starts at em[i] (depth bounds the brackets). */
+/* The sequence that starts at em[i] (depth bounds the brackets). Containers
+ * may share a sequence (tcf_em_validate only wants them to point forward),
+ * so the words of a tree of n matches can grow as 2^n: the walk stops once
+ * the line is full, which is then listed as too long. */
 static void seq(struct out *o, const struct nli_basic *b, unsigned i, int depth)
 {
-	for (; i < b->n && depth < 64; i++) {
+	for (; i < b->n && depth < 64 && o->k < o->n; i++) {
 		const struct cls_basic_em *e = &b->em[i];
 
 		if (e->invert)

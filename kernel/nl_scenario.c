@@ -625,10 +625,15 @@ int nl_import_write(const struct nl_import_model *m, const struct nl_import_opts
 				int ok = q->handle && modelled_kind(q->kind) && !qdisc_problem(q) &&
 					 !root_blocks;
 
-				/* a qdisc under a not-modelled one is not written either */
+				/* a qdisc under a not-modelled one is not written either;
+				 * a chain longer than the dump is a cycle of orphans (a
+				 * qdisc under one of its own classes, A under B under A),
+				 * which no kernel dumps: not written */
+				size_t up = 0;
+
 				for (const struct nli_qdisc *p = q; ok && p && p->parent != TC_H_ROOT;) {
 					p = nl_qdisc_by_handle(m, TC_H_MAJ(p->parent));
-					if (!p || !modelled_kind(p->kind) || qdisc_problem(p) ||
+					if (++up > m->nqdiscs || !p || !modelled_kind(p->kind) || qdisc_problem(p) ||
 					    (!p->handle && p->parent == TC_H_ROOT))
 						ok = 0;
 				}

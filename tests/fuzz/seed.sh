@@ -54,6 +54,28 @@ json)
 	each "" "$root"/tests/golden/*.json "$root"/tests/data/*/*.json ;;
 lua)
 	each "" "$root"/scenarios/*.lua "$root"/tests/data/lua/*.lua ;;
+nlimport)
+	# one file per dump recorded in tests/data/qemu/import.rec or crafted in
+	# tests/fuzz/nlimport.rec (the lines "NLDUMP TAG HEX",
+	# tests/tools/nlimport.c): the options byte, then the tag's messages
+	# one after another
+	for rec in "$root"/tests/data/qemu/import.rec "$root"/tests/fuzz/nlimport.rec; do
+	for tag in $(sed -n 's/^NLDUMP \([^ ]*\) .*/\1/p' "$rec" | sort -u); do
+		out=$dir/${rec##*/}_$tag
+		printf '\000' > "$out"
+		awk -v want="$tag" '$1 == "NLDUMP" && $2 == want {
+			s = ""
+			for (i = 1; i < length($3); i += 2) {
+				v = (index("0123456789abcdef", substr($3, i, 1)) - 1) * 16 + index("0123456789abcdef", substr($3, i + 1, 1)) - 1
+				s = s sprintf("\\%03o", v)
+			}
+			print s
+		}' "$rec" | while read -r line; do printf "$line" >> "$out"; done
+		# the same with --filters-only
+		{ printf '\001'; tail -c +2 "$out"; } > "$out.filters-only"
+	done
+	done
+	for f in "$root"/tests/fuzz/regress/nlimport/*; do put "$f"; done ;;
 *)
 	for f in "$root"/tests/fuzz/regress/"$name"/*; do put "$f"; done ;;
 esac

@@ -1700,6 +1700,29 @@ static void test_defaults(void)
 	nl_import_model_free(&m);
 }
 
+/* Orphan qdiscs in a cycle (20: under 30:1, 30: under 20:1; 40: under its
+ * own class 40:1), which no kernel dumps: left out, and the writer ends
+ * (it walked up from them to the root forever; found by fuzz_nlimport). */
+static void test_orphan_cycles(void)
+{
+	static const uint8_t map3[16] = {1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
+	struct nl_import_model m;
+	char *text, *om;
+
+	model_new(&m, "eth0");
+	qdisc_prio(&m, "prio", 0x10000, TC_H_ROOT, 3, map3);
+	qdisc_fifo(&m, "pfifo", 0x200000, 0x300001, 10);
+	qdisc_fifo(&m, "pfifo", 0x300000, 0x200001, 10);
+	qdisc_fifo(&m, "pfifo", 0x400000, 0x400001, 10);
+	text = write_ok(&m, 0, 3, &om);
+	CU_ASSERT(same(om, "left out: qdisc pfifo 20: parent 30:1 (its parent is not in the dump)\n"
+			   "left out: qdisc pfifo 30: parent 20:1 (its parent is not in the dump)\n"
+			   "left out: qdisc pfifo 40: parent 40:1 (its parent is not in the dump)\n"));
+	free(text);
+	free(om);
+	nl_import_model_free(&m);
+}
+
 /* Names that need care: a tc word in quotes, a Lua variable. */
 static void test_names(void)
 {
@@ -1925,6 +1948,7 @@ int main(void)
 	CU_add_test(s, "buckets: ticks and bytes", test_ticks);
 	CU_add_test(s, "direct-action, actions, eBPF, chains, RED, fq_pie leaf", test_unrunnable);
 	CU_add_test(s, "default roots: pfifo_fast, noqueue, none, mq", test_defaults);
+	CU_add_test(s, "orphan qdiscs in a cycle", test_orphan_cycles);
 	CU_add_test(s, "device names", test_names);
 	CU_add_test(s, "malformed messages", test_malformed);
 	CU_add_test(s, "u32: tables, links, hash keys, nexthdr keys, order", test_u32);

@@ -17,7 +17,7 @@ static const char usage[] =
     "Reads DEV's qdiscs, classes and filters from the running kernel (rtnetlink;\n"
     "no privilege needed, but --netns needs CAP_SYS_ADMIN) and prints a tcsim\n"
     "scenario that rebuilds them: prio, sfq, pfifo, bfifo, pfifo_head_drop, htb\n"
-    "with its classes, tbf, codel, fq_codel, noqueue, and classic bpf, u32,\n"
+    "with its classes, tbf, codel, fq_codel, netem, noqueue, and classic bpf, u32,\n"
     "matchall, fw, flower and basic filters on qdiscs and htb classes.\n"
     "What tcsim does not model is commented in the scenario and listed on stderr.\n"
     "  --netns NAME    the device of network namespace /run/netns/NAME\n"

@@ -29,6 +29,10 @@ struct nl_writer {
 /* nl_scenario.c: something left out, a comment at its place in the tc
  * script and a line of the list. */
 void nl_omit(struct nl_writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends to a line being built in buf (n bytes, *k used): cut at n, and
+ * nothing more once it is full. */
+void nl_addf(char *buf, size_t n, size_t *k, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* nl_scenario.c: the qdisc with handle h (not the ingress one), or NULL. */
 const struct nli_qdisc *nl_qdisc_by_handle(const struct nl_import_model *m, uint32_t h);

@@ -34,26 +34,12 @@
 #include "nl_int.h"
 #include "nl_scen.h"
 
-static void addf(char *buf, size_t n, size_t *k, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void addf(char *buf, size_t n, size_t *k, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (*k >= n)
-		return;
-	va_start(ap, fmt);
-	*k += (size_t)vsnprintf(buf + *k, n - *k, fmt, ap);
-	va_end(ap);
-}
-
 static void time_word(char *buf, size_t n, size_t *k, const char *name, uint32_t us)
 {
 	char t[32];
 
 	nl_codel_time_word(t, sizeof(t), us);
-	addf(buf, n, k, " %s %s", name, t);
+	nl_addf(buf, n, k, " %s %s", name, t);
 }
 
 void nl_aqm_words(char *buf, size_t n, size_t *k, const struct nli_qdisc *q)
@@ -63,27 +49,27 @@ void nl_aqm_words(char *buf, size_t n, size_t *k, const struct nli_qdisc *q)
 	char sz[32];
 
 	if (nl_is_kind(q->kind, "pfifo_head_drop")) {
-		addf(buf, n, k, " limit %u", q->limit);
+		nl_addf(buf, n, k, " limit %u", q->limit);
 		return;
 	}
 	if (c->limit)
-		addf(buf, n, k, " limit %u", c->limit);
+		nl_addf(buf, n, k, " limit %u", c->limit);
 	if (fq)
-		addf(buf, n, k, " flows %u quantum %u", c->flows, c->quantum);
+		nl_addf(buf, n, k, " flows %u quantum %u", c->flows, c->quantum);
 	if (c->target)
 		time_word(buf, n, k, "target", c->target);
 	if (c->interval)
 		time_word(buf, n, k, "interval", c->interval);
 	if (fq && c->has_memory_limit)
-		addf(buf, n, k, " memory_limit %s", nl_size_word(sz, sizeof(sz), c->memory_limit));
+		nl_addf(buf, n, k, " memory_limit %s", nl_size_word(sz, sizeof(sz), c->memory_limit));
 	if (fq && c->has_drop_batch)
-		addf(buf, n, k, " drop_batch %u", c->drop_batch);
+		nl_addf(buf, n, k, " drop_batch %u", c->drop_batch);
 	if (c->has_ce_threshold)
 		time_word(buf, n, k, "ce_threshold", c->ce_threshold);
 	/* a value of 0xff tc takes for "not given": listed by nl_aqm_notes */
 	if (fq && c->has_ce_threshold && (c->ce_selector || c->ce_mask) && c->ce_selector != 0xff)
-		addf(buf, n, k, " ce_threshold_selector 0x%x/0x%x", c->ce_selector, c->ce_mask);
-	addf(buf, n, k, " %s", c->ecn ? "ecn" : "noecn");
+		nl_addf(buf, n, k, " ce_threshold_selector 0x%x/0x%x", c->ce_selector, c->ce_mask);
+	nl_addf(buf, n, k, " %s", c->ecn ? "ecn" : "noecn");
 }
 
 const char *nl_aqm_problem(const struct nli_qdisc *q)

@@ -18,31 +18,16 @@
 #include "nl_int.h"
 #include "nl_scen.h"
 
-static void addf(char *buf, size_t n, size_t *k, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* Appends to a line (cut at n, which 512 bytes never reach). */
-static void addf(char *buf, size_t n, size_t *k, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (*k >= n)
-		return;
-	va_start(ap, fmt);
-	*k += (size_t)vsnprintf(buf + *k, n - *k, fmt, ap);
-	va_end(ap);
-}
-
 /* tc's words for what a rate's bytes go through (mpu, overhead, link
  * layer); the kernel's defaults are not written. */
 static void rate_extras(char *buf, size_t n, size_t *k, const struct nli_rate *r)
 {
 	if (r->mpu)
-		addf(buf, n, k, " mpu %u", r->mpu);
+		nl_addf(buf, n, k, " mpu %u", r->mpu);
 	if (r->overhead)
-		addf(buf, n, k, " overhead %u", r->overhead);
+		nl_addf(buf, n, k, " overhead %u", r->overhead);
 	if (r->linklayer == NLI_LINKLAYER_ATM)
-		addf(buf, n, k, " linklayer atm");
+		nl_addf(buf, n, k, " linklayer atm");
 }
 
 /* The quantum htb_change_class gives a class when tc sends none: rate /
@@ -82,20 +67,20 @@ static void class_line(char *buf, size_t n, const struct nl_writer *w, const str
 	uint32_t b;
 	size_t k = 0;
 
-	addf(buf, n, &k, "class add dev %s parent %s classid %s htb rate %s", w->devq,
+	nl_addf(buf, n, &k, "class add dev %s parent %s classid %s htb rate %s", w->devq,
 	     c->parent == TC_H_ROOT ? nl_qhandle(pid, sizeof(pid), TC_H_MAJ(c->classid))
 				    : nl_classid(pid, sizeof(pid), c->parent),
 	     nl_classid(id, sizeof(id), c->classid), nl_rate_word(word, sizeof(word), h->rate.bps));
 	if (h->ceil.bps != h->rate.bps)
-		addf(buf, n, &k, " ceil %s", nl_rate_word(word, sizeof(word), h->ceil.bps));
+		nl_addf(buf, n, &k, " ceil %s", nl_rate_word(word, sizeof(word), h->ceil.bps));
 	nl_htb_burst(h->rate.bps, h->buffer, &b);
-	addf(buf, n, &k, " burst %s", nl_size_word(word, sizeof(word), b));
+	nl_addf(buf, n, &k, " burst %s", nl_size_word(word, sizeof(word), b));
 	nl_htb_burst(h->ceil.bps, h->cbuffer, &b);
-	addf(buf, n, &k, " cburst %s", nl_size_word(word, sizeof(word), b));
+	nl_addf(buf, n, &k, " cburst %s", nl_size_word(word, sizeof(word), b));
 	if (h->prio)
-		addf(buf, n, &k, " prio %u", h->prio);
+		nl_addf(buf, n, &k, " prio %u", h->prio);
 	if (!q || h->quantum != htb_default_quantum(h->rate.bps, q->htb.r2q))
-		addf(buf, n, &k, " quantum %u", h->quantum);
+		nl_addf(buf, n, &k, " quantum %u", h->quantum);
 	rate_extras(buf, n, &k, &h->rate);
 }
 
@@ -182,11 +167,11 @@ void nl_htb_tbf_words(char *buf, size_t n, size_t *k, const struct nl_writer *w,
 
 		/* tc's defaults (default 0, r2q 10, the txqueuelen) are not written */
 		if (h->defcls)
-			addf(buf, n, k, " default %x", h->defcls); /* tc reads it in hex */
+			nl_addf(buf, n, k, " default %x", h->defcls); /* tc reads it in hex */
 		if (h->r2q != 10)
-			addf(buf, n, k, " r2q %u", h->r2q);
+			nl_addf(buf, n, k, " r2q %u", h->r2q);
 		if (!htb_default_qlen(w, h))
-			addf(buf, n, k, " direct_qlen %u", h->direct_qlen);
+			nl_addf(buf, n, k, " direct_qlen %u", h->direct_qlen);
 	} else if (nl_is_kind(q->kind, "tbf")) {
 		const struct nli_tbf *t = &q->tbf;
 		char word[40];
@@ -194,15 +179,15 @@ void nl_htb_tbf_words(char *buf, size_t n, size_t *k, const struct nl_writer *w,
 
 		/* limit in bytes, which the kernel keeps (latency is tc's arithmetic) */
 		nl_tbf_burst(&t->rate, t->buffer, &b);
-		addf(buf, n, k, " rate %s", nl_rate_word(word, sizeof(word), t->rate.bps));
-		addf(buf, n, k, " burst %s", nl_size_word(word, sizeof(word), b));
+		nl_addf(buf, n, k, " rate %s", nl_rate_word(word, sizeof(word), t->rate.bps));
+		nl_addf(buf, n, k, " burst %s", nl_size_word(word, sizeof(word), b));
 		if (t->peak.bps) {
 			nl_tbf_burst(&t->peak, t->mtu, &b);
-			addf(buf, n, k, " peakrate %s",
+			nl_addf(buf, n, k, " peakrate %s",
 			     nl_rate_word(word, sizeof(word), t->peak.bps));
-			addf(buf, n, k, " mtu %s", nl_size_word(word, sizeof(word), b));
+			nl_addf(buf, n, k, " mtu %s", nl_size_word(word, sizeof(word), b));
 		}
-		addf(buf, n, k, " limit %s", nl_size_word(word, sizeof(word), t->limit));
+		nl_addf(buf, n, k, " limit %s", nl_size_word(word, sizeof(word), t->limit));
 		rate_extras(buf, n, k, &t->rate);
 	}
 }

@@ -25,20 +25,6 @@
 #include "nl_int.h"
 #include "nl_scen.h"
 
-static void addf(char *buf, size_t n, size_t *k, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void addf(char *buf, size_t n, size_t *k, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (*k >= n)
-		return;
-	va_start(ap, fmt);
-	*k += (size_t)vsnprintf(buf + *k, n - *k, fmt, ap);
-	va_end(ap);
-}
-
 /* A delay (the qopt's ticks, or the 64-bit ns when dumped) as tc's word;
  * 1 when the word gives the kernel's value back. */
 static int delay_word(char *w, size_t n, uint32_t ticks, int has64, int64_t ns)
@@ -61,7 +47,7 @@ static void pct(char *buf, size_t n, size_t *k, struct nl_writer *w, const char 
 	if (!nl_netem_percent_word(word, sizeof(word), v) && w)
 		nl_omit(w, "not reproduced: %s: %s %u/2^32 has no exact percent; written %s", desc,
 			what, v, word);
-	addf(buf, n, k, " %s", word);
+	nl_addf(buf, n, k, " %s", word);
 }
 
 /* The words, and with w the omissions (each once: the words are built
@@ -79,11 +65,11 @@ static void compose(char *buf, size_t n, size_t *k, const struct nli_qdisc *q, s
 	int model = ne->loss_model != 0;
 	uint64_t bps = ne->has_rate64 && ne->rate == ~0u ? ne->rate64 : ne->rate;
 
-	addf(buf, n, k, " limit %u", ne->limit);
+	nl_addf(buf, n, k, " limit %u", ne->limit);
 	if (has_lat || has_jit || corr) {
-		addf(buf, n, k, " delay %s", lw);
+		nl_addf(buf, n, k, " delay %s", lw);
 		if (has_jit || corr)
-			addf(buf, n, k, " %s", jw);
+			nl_addf(buf, n, k, " %s", jw);
 		if (corr)
 			pct(buf, n, k, w, desc, "delay correlation", ne->delay_corr);
 		if (w && has_lat && !lat_ok)
@@ -111,20 +97,20 @@ static void compose(char *buf, size_t n, size_t *k, const struct nli_qdisc *q, s
 				desc);
 	}
 	if (ne->loss_model == 1) {
-		addf(buf, n, k, " loss state");
+		nl_addf(buf, n, k, " loss state");
 		pct(buf, n, k, w, desc, "p13", ne->gi[0]);
 		pct(buf, n, k, w, desc, "p31", ne->gi[1]);
 		pct(buf, n, k, w, desc, "p32", ne->gi[2]);
 		pct(buf, n, k, w, desc, "p23", ne->gi[4]);
 		pct(buf, n, k, w, desc, "p14", ne->gi[3]);
 	} else if (ne->loss_model == 2) {
-		addf(buf, n, k, " loss gemodel");
+		nl_addf(buf, n, k, " loss gemodel");
 		pct(buf, n, k, w, desc, "p", ne->ge[0]);
 		pct(buf, n, k, w, desc, "r", ne->ge[1]);
 		pct(buf, n, k, w, desc, "1-h", UINT32_MAX - ne->ge[2]);
 		pct(buf, n, k, w, desc, "1-k", ne->ge[3]);
 	} else if (ne->loss || ne->loss_corr) {
-		addf(buf, n, k, " loss random");
+		nl_addf(buf, n, k, " loss random");
 		pct(buf, n, k, w, desc, "loss", ne->loss);
 		if (ne->loss_corr)
 			pct(buf, n, k, w, desc, "loss correlation", ne->loss_corr);
@@ -135,7 +121,7 @@ static void compose(char *buf, size_t n, size_t *k, const struct nli_qdisc *q, s
 			"says one or the other; the kernel uses the model): not written",
 			desc, ne->loss, ne->loss_model == 1 ? "4-state" : "Gilbert-Elliott");
 	if (ne->duplicate || ne->dup_corr) {
-		addf(buf, n, k, " duplicate");
+		nl_addf(buf, n, k, " duplicate");
 		pct(buf, n, k, w, desc, "duplicate", ne->duplicate);
 		if (ne->dup_corr)
 			pct(buf, n, k, w, desc, "duplicate correlation", ne->dup_corr);
@@ -149,26 +135,26 @@ static void compose(char *buf, size_t n, size_t *k, const struct nli_qdisc *q, s
 			    "not written",
 			    desc, ne->reorder, !has_lat ? "without a delay" : "with gap 0");
 	} else if (ne->reorder) {
-		addf(buf, n, k, " reorder");
+		nl_addf(buf, n, k, " reorder");
 		pct(buf, n, k, w, desc, "reorder", ne->reorder);
 		if (ne->reorder_corr)
 			pct(buf, n, k, w, desc, "reorder correlation", ne->reorder_corr);
-		addf(buf, n, k, " gap %u", ne->gap);
+		nl_addf(buf, n, k, " gap %u", ne->gap);
 	}
 	if (ne->corrupt) {
-		addf(buf, n, k, " corrupt");
+		nl_addf(buf, n, k, " corrupt");
 		pct(buf, n, k, w, desc, "corrupt", ne->corrupt);
 		if (ne->corrupt_corr)
 			pct(buf, n, k, w, desc, "corrupt correlation", ne->corrupt_corr);
 	}
 	if (bps) {
-		addf(buf, n, k, " rate %s", nl_rate_word(t1, sizeof(t1), bps));
+		nl_addf(buf, n, k, " rate %s", nl_rate_word(t1, sizeof(t1), bps));
 		if (ne->packet_overhead || ne->cell_size || ne->cell_overhead)
-			addf(buf, n, k, " %d", ne->packet_overhead);
+			nl_addf(buf, n, k, " %d", ne->packet_overhead);
 		if (ne->cell_size || ne->cell_overhead)
-			addf(buf, n, k, " %u", ne->cell_size);
+			nl_addf(buf, n, k, " %u", ne->cell_size);
 		if (ne->cell_overhead)
-			addf(buf, n, k, " %d", ne->cell_overhead);
+			nl_addf(buf, n, k, " %d", ne->cell_overhead);
 	} else if (w && (ne->packet_overhead || ne->cell_size || ne->cell_overhead)) {
 		nl_omit(w,
 			"not reproduced: %s: rate overheads (%d, cell %u, %d) without a rate (they "
@@ -177,7 +163,7 @@ static void compose(char *buf, size_t n, size_t *k, const struct nli_qdisc *q, s
 	}
 	if (ne->has_slot) {
 		if (ne->slot_dist_jitter > 0 && ne->slot_dist_delay >= 0) {
-			addf(buf, n, k, " slot distribution normal %s %s",
+			nl_addf(buf, n, k, " slot distribution normal %s %s",
 			     nl_ns_word(t1, sizeof(t1), ne->slot_dist_delay),
 			     nl_ns_word(t2, sizeof(t2), ne->slot_dist_jitter));
 			if (w)
@@ -198,17 +184,17 @@ static void compose(char *buf, size_t n, size_t *k, const struct nli_qdisc *q, s
 				    (long long)ne->slot_dist_jitter);
 			goto ecn;
 		} else {
-			addf(buf, n, k, " slot %s %s", nl_ns_word(t1, sizeof(t1), ne->slot_min),
+			nl_addf(buf, n, k, " slot %s %s", nl_ns_word(t1, sizeof(t1), ne->slot_min),
 			     nl_ns_word(t2, sizeof(t2), ne->slot_max));
 		}
 		if (ne->slot_packets > 0)
-			addf(buf, n, k, " packets %d", ne->slot_packets);
+			nl_addf(buf, n, k, " packets %d", ne->slot_packets);
 		if (ne->slot_bytes > 0)
-			addf(buf, n, k, " bytes %d", ne->slot_bytes);
+			nl_addf(buf, n, k, " bytes %d", ne->slot_bytes);
 	}
 ecn:
 	if (ne->ecn && (model || ne->loss))
-		addf(buf, n, k, " ecn");
+		nl_addf(buf, n, k, " ecn");
 	else if (ne->ecn && w)
 		nl_omit(w,
 			"not reproduced: %s: ecn without a loss model (tc refuses it; it marks "

@@ -91,6 +91,17 @@
 /* pfifo_fast's priomap as the kernel sets it: such a root is tcsim's default */
 static const uint8_t prio_default_map[16] = {1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
 
+void nl_addf(char *buf, size_t n, size_t *k, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*k >= n)
+		return;
+	va_start(ap, fmt);
+	*k += (size_t)vsnprintf(buf + *k, n - *k, fmt, ap);
+	va_end(ap);
+}
+
 /* Something left out: a comment at its place and a line of the list. */
 void nl_omit(struct nl_writer *w, const char *fmt, ...)
 {

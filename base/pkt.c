@@ -156,3 +156,13 @@ uint16_t eth_frame_protocol(const uint8_t *frame, uint32_t caplen)
 		return 0x0001;
 	return 0x0004;
 }
+
+const char *pkt_verdict_name(enum pkt_verdict_kind v)
+{
+	switch (v) {
+	case VERDICT_FILTER: return "filter";
+	case VERDICT_PRIORITY: return "priority";
+	case VERDICT_UNCLASSIFIED: return "unclassified";
+	default: return "none";
+	}
+}

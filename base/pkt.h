@@ -35,6 +35,9 @@ enum pkt_verdict_kind {
 	VERDICT_FILTER,       /* a filter matched: classid below */
 	VERDICT_UNCLASSIFIED, /* filters present, none matched */
 };
+/* its word in trace lines and pcapng comments: none, priority, filter,
+ * unclassified */
+const char *pkt_verdict_name(enum pkt_verdict_kind v);
 
 struct pkt {
 	struct pkt *next; /* queue link, owned by whoever queues it */

@@ -77,16 +77,6 @@ static uint64_t opcap_epoch(struct outputs *o)
 	return o->epoch;
 }
 
-static const char *verdict_word(enum pkt_verdict_kind v)
-{
-	switch (v) {
-	case VERDICT_FILTER: return "filter";
-	case VERDICT_PRIORITY: return "priority";
-	case VERDICT_UNCLASSIFIED: return "unclassified";
-	default: return "none";
-	}
-}
-
 /* A packet's fate as its pcapng comment, keys as in trace lines
  * (docs/trace.md), times in ns:
  *   sent band=1:1 packet=K:N id=I verdict=filter classid=1:1 pref=P handle=0xH
@@ -98,7 +88,7 @@ static void fate_comment(char *buf, size_t n, const struct outputs *o, const str
 {
 	int k = snprintf(buf, n, "%s band=%s packet=%d:%" PRIu64 " id=%" PRIu64 " verdict=%s",
 			 pcap_kind[kind], b->name, p->source + 1, p->src_seq, p->id,
-			 verdict_word(p->verdict));
+			 pkt_verdict_name(p->verdict));
 
 	if (k > 0 && (size_t)k < n &&
 	    (p->verdict == VERDICT_FILTER || p->verdict == VERDICT_PRIORITY)) {

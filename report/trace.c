@@ -33,16 +33,6 @@ static void fmt_ret(char *b, size_t n, uint32_t ret)
 		snprintf(b, n, "%u", ret);
 }
 
-static const char *verdict_word(enum pkt_verdict_kind v)
-{
-	switch (v) {
-	case VERDICT_FILTER: return "filter";
-	case VERDICT_PRIORITY: return "priority";
-	case VERDICT_UNCLASSIFIED: return "unclassified";
-	default: return "none";
-	}
-}
-
 static const char *rule_word(enum qtrace_rule r)
 {
 	switch (r) {
@@ -359,7 +349,7 @@ static void text_sink(void *arg, const struct sim_event *e)
 
 		fmt_handle(a, sizeof(a), e->q->handle);
 		fprintf(o, "classify qdisc=%s kind=%s verdict=%s", a, qdisc_kind(e->q),
-			verdict_word(q->verdict));
+			pkt_verdict_name(q->verdict));
 		if (q->verdict == VERDICT_FILTER || q->verdict == VERDICT_PRIORITY) {
 			fmt_class(b, sizeof(b), q->classid);
 			fprintf(o, " classid=%s", b);

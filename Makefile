@@ -112,7 +112,7 @@ $(BENCH_BIN): $(BUILD)/bench/bpf_bench.o $(SUP_OBJ) $(BUILD)/libtcsim.a
 $(SIM_BENCH): $(BUILD)/bench/sim_bench.o $(SUP_OBJ) $(BUILD)/libtcsim.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-$(SCALE_BENCH): $(BUILD)/bench/scale_bench.o $(BUILD)/libtcsim.a
+$(SCALE_BENCH): $(BUILD)/bench/scale_bench.o $(SUP_OBJ) $(BUILD)/libtcsim.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 $(BUILD)/fuzz/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay.o $(BUILD)/tests/fuzz/noresolve.o $(SUP_OBJ) $(BUILD)/libtcsim.a

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "bpf.h"
 #include "bpf_load.h"
 #include "pcap_frames.h"
@@ -48,14 +49,6 @@ static struct bench_prog progs[] = {
 static struct pcap_frames frames;
 static struct bpf_skb *skbs;
 static volatile uint64_t sink;
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 /* ---- frames ------------------------------------------------------------ */
 
@@ -225,12 +218,12 @@ static uint64_t pass_libpcap(const struct bpf_insn *insns, size_t passes)
 /* ns per packet of `passes` passes over all frames. */
 static double time_engine(const struct bench_prog *bp, int e, size_t passes)
 {
-	double t0 = now_ns();
+	double t0 = bench_now_s() * 1e9;
 
 	sink += e == E_PCAP ? pass_libpcap(bp->pinsns, passes)
 		: e == E_JIT ? pass_jit(bp->prog, passes)
 			     : pass_interp(bp->prog, passes);
-	return (now_ns() - t0) / ((double)passes * frames.n);
+	return (bench_now_s() * 1e9 - t0) / ((double)passes * frames.n);
 }
 
 static size_t passes_for(const struct bench_prog *bp, int e, double ns)

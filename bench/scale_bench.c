@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "sim.h"
 #include "source.h"
 #include "synth.h"
@@ -48,29 +49,6 @@ static const char stream_policy[] =
     "tc filter add dev eth0 parent 1: bpf expr 'tcp port 80' flowid 1:2\n"
     "tc filter add dev eth0 parent 1: bpf expr 'icmp' flowid 1:1\n"
     "tc filter add dev eth0 parent 1: bpf expr 'tcp port 22' flowid 1:1\n";
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static long vm_hwm_kib(void)
-{
-	char line[256];
-	long kib = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib;
-}
 
 static int add_synth(struct sim *s, struct dev *d, struct synth_spec *sp)
 {
@@ -170,16 +148,16 @@ static int child(const char *kind, uint64_t n, const char *arg)
 				return 1;
 		}
 	}
-	t0 = now_s();
+	t0 = bench_now_s();
 	r = sim_run(&s);
-	dt = now_s() - t0;
+	dt = bench_now_s() - t0;
 	if (r || (r = sim_check_accounting(&s, err, sizeof(err)))) {
 		fprintf(stderr, "scale_bench: %s: %s\n", kind, r ? s.err : err);
 		return 1;
 	}
 	if (getenv("SCALE_BENCH_SHOW"))
 		tc_show_qdisc(d, stderr, 1);
-	printf("%ld %.1f %llu\n", vm_hwm_kib(), dt * 1e9 / (double)n,
+	printf("%ld %.1f %llu\n", bench_vm_hwm_kib(), dt * 1e9 / (double)n,
 	       (unsigned long long)d->root->s.peak_qlen);
 	sim_free(&s);
 	return 0;

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "bpf.h"
 #include "bpf_load.h"
 #include "pcap_frames.h"
@@ -145,14 +146,6 @@ static struct chain_prog chain[] = {
 #define NCHAIN (sizeof(chain) / sizeof(chain[0]))
 
 static char cap_path[64];
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void remove_capture(void)
 {
@@ -464,22 +457,6 @@ static int run_sim(const char *path, uint64_t limit, struct sim_result *res)
 
 /* ---- peak RSS, each in a fresh process --------------------------------- */
 
-/* VmHWM of this process, KiB. */
-static long vm_hwm_kib(void)
-{
-	char line[256];
-	long kib = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib;
-}
-
 /* sim_bench --rss-child sim|base PATH LIMIT: one run, then "<VmHWM KiB>\n". */
 static int rss_child(const char *what, const char *path, const char *limit_s)
 {
@@ -495,7 +472,7 @@ static int rss_child(const char *what, const char *path, const char *limit_s)
 	}
 	if (r)
 		return 1;
-	printf("%ld\n", vm_hwm_kib());
+	printf("%ld\n", bench_vm_hwm_kib());
 	return 0;
 }
 
@@ -581,7 +558,7 @@ int main(int argc, char **argv)
 	pkts(RSS_SMALL, n_small);
 	pkts(NPKTS, n_big);
 
-	t0 = now_s();
+	t0 = bench_now_s();
 	from = load_pool(&pool);
 	if (!from || !pool.n) {
 		fprintf(stderr, "sim_bench: no frames\n");
@@ -592,7 +569,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("sim_bench: %llu packets (%zu frames of %s), %.1f MB, written in %.1f s to %s\n",
-	       (unsigned long long)NPKTS, pool.n, from, bytes / 1e6, now_s() - t0, argc == 3 ? argv[2] : cap_path);
+	       (unsigned long long)NPKTS, pool.n, from, bytes / 1e6, bench_now_s() - t0, argc == 3 ? argv[2] : cap_path);
 	pcap_frames_free(&pool);
 	if (argc == 3)
 		return 0;
@@ -606,19 +583,19 @@ int main(int argc, char **argv)
 	for (int i = 0; i < PAIRS; i++) {
 		for (int k = 0; k < 2; k++) {
 			if ((k == 0) == (i % 2 == 0)) {
-				t0 = now_s();
+				t0 = bench_now_s();
 				nb = run_baseline(cap_path, 0, bm);
-				tb[i] = now_s() - t0;
+				tb[i] = bench_now_s() - t0;
 				if (nb != (int64_t)NPKTS) {
 					fprintf(stderr, "sim_bench: baseline read %lld packets\n",
 						(long long)nb);
 					return 1;
 				}
 			} else {
-				t0 = now_s();
+				t0 = bench_now_s();
 				if (run_sim(cap_path, 0, i == 0 ? &sr : NULL))
 					return 1;
-				ts[i] = now_s() - t0;
+				ts[i] = bench_now_s() - t0;
 			}
 		}
 		ratio[i] = ts[i] / tb[i];
@@ -628,24 +605,24 @@ int main(int argc, char **argv)
 	}
 	qsort(sorted, PAIRS, sizeof(*sorted), cmp_double);
 	for (int i = 0; i < REPS; i++) {
-		t0 = now_s();
+		t0 = bench_now_s();
 		if (run_sim_policy(cap_path, htb_policy, 0, i == 0 ? &hr : NULL))
 			return 1;
-		th[i] = now_s() - t0;
-		t0 = now_s();
+		th[i] = bench_now_s() - t0;
+		t0 = bench_now_s();
 		if (run_sim_policy(cap_path, fqc_policy, 0, i == 0 ? &fr : NULL))
 			return 1;
-		tf[i] = now_s() - t0;
+		tf[i] = bench_now_s() - t0;
 		best_f = fmin(best_f, tf[i]);
-		t0 = now_s();
+		t0 = bench_now_s();
 		if (run_sim_policy(cap_path, u32_policy, 0, i == 0 ? &ur : NULL))
 			return 1;
-		tu[i] = now_s() - t0;
+		tu[i] = bench_now_s() - t0;
 		best_u = fmin(best_u, tu[i]);
-		t0 = now_s();
+		t0 = bench_now_s();
 		if (run_sim_policy(cap_path, bpf8_policy, 0, i == 0 ? &br8 : NULL))
 			return 1;
-		t8[i] = now_s() - t0;
+		t8[i] = bench_now_s() - t0;
 		best_8 = fmin(best_8, t8[i]);
 		best_h = fmin(best_h, th[i]);
 	}

@@ -813,3 +813,46 @@ void lint_summary(FILE *out, const char *name, int nwarnings)
 		fprintf(out, "lint: %s: %d warning%s\n", name, nwarnings,
 			nwarnings == 1 ? "" : "s");
 }
+
+char *lint_qdisc_text(struct lint *l, const struct qdisc *q, int details)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	if (!f) {
+		l->oom = 1;
+		return NULL;
+	}
+	qdisc_dump_text(q, f, details);
+	if (fclose(f) || !buf) {
+		free(buf);
+		l->oom = 1;
+		return NULL;
+	}
+	return buf;
+}
+
+void lint_word_after(const char *text, const char *key, int skip, char *out, size_t n)
+{
+	const char *p = strstr(text, key);
+	size_t i;
+
+	out[0] = 0;
+	if (!p)
+		return;
+	p += strlen(key);
+	for (;;) {
+		while (*p == ' ')
+			p++;
+		for (i = 0; p[i] && p[i] != ' ' && p[i] != '\n'; i++)
+			;
+		if (!i || !skip--)
+			break;
+		p += i;
+	}
+	if (i >= n)
+		i = n - 1;
+	memcpy(out, p, i);
+	out[i] = 0;
+}

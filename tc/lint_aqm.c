@@ -15,44 +15,19 @@
 #include "lint_int.h"
 #include "sched_rate.h"
 
-/* the word after key in text, or "" */
-static void word_after(const char *text, const char *key, char *out, size_t n)
-{
-	const char *p = strstr(text, key);
-	size_t i = 0;
-
-	out[0] = 0;
-	if (!p)
-		return;
-	p += strlen(key);
-	while (p[i] && p[i] != ' ' && i + 1 < n) {
-		out[i] = p[i];
-		i++;
-	}
-	out[i] = 0;
-}
-
 void lint_check_aqm(struct lint *l, const struct qdisc *q)
 {
-	char *buf = NULL, target[32], interval[32], mem[32], limit[32];
+	char *buf, target[32], interval[32], mem[32], limit[32];
 	uint32_t t_us, i_us, mem_b, lim;
-	size_t n = 0;
-	FILE *f;
 	const char *where = q->where[0] ? q->where : NULL;
 
-	if (strcmp(q->ops->id, "codel") && strcmp(q->ops->id, "fq_codel"))
+	if ((strcmp(q->ops->id, "codel") && strcmp(q->ops->id, "fq_codel")) ||
+	    !(buf = lint_qdisc_text(l, q, 0)))
 		return;
-	f = open_memstream(&buf, &n);
-	if (!f) {
-		l->oom = 1;
-		return;
-	}
-	qdisc_dump_text(q, f, 0);
-	fclose(f);
-	word_after(buf, " target ", target, sizeof(target));
-	word_after(buf, " interval ", interval, sizeof(interval));
-	word_after(buf, "memory_limit ", mem, sizeof(mem));
-	word_after(buf, "limit ", limit, sizeof(limit));
+	lint_word_after(buf, " target ", 0, target, sizeof(target));
+	lint_word_after(buf, " interval ", 0, interval, sizeof(interval));
+	lint_word_after(buf, "memory_limit ", 0, mem, sizeof(mem));
+	lint_word_after(buf, "limit ", 0, limit, sizeof(limit));
 	free(buf);
 	if (!tc_get_time(&t_us, target) && !tc_get_time(&i_us, interval) && t_us >= i_us)
 		lint_warn(l, where,
@@ -62,10 +37,10 @@ void lint_check_aqm(struct lint *l, const struct qdisc *q)
 			  q->ops->id, q->handle >> 16, target, interval);
 	if (!strcmp(q->ops->id, "fq_codel") && !tc_get_size(&mem_b, mem) &&
 	    sscanf(limit, "%up", &lim) == 1 && (uint64_t)mem_b / 2304u < lim)
-		lint_warn(l, where,
-			  "fq_codel %x: memory_limit %s holds about %u full-size frames (2304 "
-			  "bytes of buffer each), fewer than its limit %u, so it drops for memory "
-			  "first (drop_overmemory); raise memory_limit to %llu bytes or lower limit",
-			  q->handle >> 16, mem, mem_b / 2304u, lim,
-			  (unsigned long long)lim * 2304u);
+		lint_warn(
+		    l, where,
+		    "fq_codel %x: memory_limit %s holds about %u full-size frames (2304 "
+		    "bytes of buffer each), fewer than its limit %u, so it drops for memory "
+		    "first (drop_overmemory); raise memory_limit to %llu bytes or lower limit",
+		    q->handle >> 16, mem, mem_b / 2304u, lim, (unsigned long long)lim * 2304u);
 }

@@ -126,22 +126,13 @@ static void check_htb_chain(struct lint *l, struct qdisc *q, const struct hwalk 
 void lint_check_htb(struct lint *l, struct qdisc *q)
 {
 	struct hwalk w = {.q = q};
-	char *buf = NULL, deflt[64], a[48], b[48], name[32];
-	size_t blen = 0;
-	FILE *f;
+	char *buf, deflt[64], a[48], b[48], name[32];
 	unsigned int defcls = 0;
 	int r2q = 10;
 
-	if (!q->ops->class_xstat || strcmp(q->ops->id, "htb"))
+	if (!q->ops->class_xstat || strcmp(q->ops->id, "htb") || !(buf = lint_qdisc_text(l, q, 0)))
 		return;
-	f = open_memstream(&buf, &blen);
-	if (!f) {
-		l->oom = 1;
-		return;
-	}
-	qdisc_dump_text(q, f, 0);
-	fclose(f);
-	if (buf && strstr(buf, "r2q "))
+	if (strstr(buf, "r2q "))
 		sscanf(strstr(buf, "r2q "), "r2q %d default %x", &r2q, &defcls);
 	free(buf);
 	q->ops->walk(q, hwalk_add, &w);

@@ -30,6 +30,14 @@ void lint_warn(struct lint *l, const char *where, const char *fmt, ...)
 void lint_fmt_bits(char *buf, size_t n, uint64_t bps);
 void lint_name_classid(char *buf, size_t n, uint32_t classid);
 
+/* The qdisc's own `tc qdisc show` options (details: as tc -d), malloc'd;
+ * NULL when out of memory (l->oom is then set). Checks read options back
+ * from it, as a user reads them. */
+char *lint_qdisc_text(struct lint *l, const struct qdisc *q, int details);
+/* The word that stands skip words after the first key in text, into out
+ * (cut at n); "" when there is none. */
+void lint_word_after(const char *text, const char *key, int skip, char *out, size_t n);
+
 /* Checks 8 to 12 on one htb qdisc (lint_htb.c). */
 void lint_check_htb(struct lint *l, struct qdisc *q);
 /* Checks 13 and 14 on one codel or fq_codel (lint_aqm.c). */

@@ -17,61 +17,25 @@
 
 #define FULL_FRAME 1514u /* bytes on the wire of a full-size Ethernet frame */
 
-/* the words after key in text: up to two (delay's value and jitter) */
-static int words_after(const char *text, const char *key, char w[2][32])
-{
-	const char *p = strstr(text, key);
-	int n = 0;
-
-	w[0][0] = w[1][0] = 0;
-	if (!p)
-		return 0;
-	p += strlen(key);
-	while (n < 2) {
-		size_t i = 0;
-
-		while (*p == ' ')
-			p++;
-		while (p[i] && p[i] != ' ' && p[i] != '\n' && i + 1 < sizeof(w[n]))
-			i++;
-		if (!i)
-			break;
-		memcpy(w[n], p, i);
-		w[n][i] = 0;
-		p += i;
-		n++;
-	}
-	return n;
-}
-
 void lint_check_netem(struct lint *l, const struct qdisc *q, uint64_t rate_bps)
 {
-	char *buf = NULL, delay[2][32], lim[2][32], rate[32];
+	char *buf, delay[32], jitter[32], lim[32], rate[32];
 	uint32_t d_us = 0, j_us = 0;
 	unsigned lim_p;
 	uint64_t frames;
-	size_t n = 0;
-	FILE *f;
 
-	if (strcmp(q->ops->id, "netem") || !rate_bps)
+	if (strcmp(q->ops->id, "netem") || !rate_bps || !(buf = lint_qdisc_text(l, q, 0)))
 		return;
-	f = open_memstream(&buf, &n);
-	if (!f) {
-		l->oom = 1;
-		return;
-	}
-	qdisc_dump_text(q, f, 0);
-	fclose(f);
-	words_after(buf, "limit ", lim);
-	if (words_after(buf, " delay ", delay) < 1 || tc_get_time(&d_us, delay[0])) {
-		free(buf);
-		return;
-	}
-	/* the second word is the jitter when it is a time (not "loss", ...) */
-	if (delay[1][0] && tc_get_time(&j_us, delay[1]))
-		j_us = 0;
+	lint_word_after(buf, "limit ", 0, lim, sizeof(lim));
+	lint_word_after(buf, " delay ", 0, delay, sizeof(delay));
+	lint_word_after(buf, " delay ", 1, jitter, sizeof(jitter));
 	free(buf);
-	if (sscanf(lim[0], "%u", &lim_p) != 1)
+	if (!delay[0] || tc_get_time(&d_us, delay))
+		return;
+	/* the second word is the jitter when it is a time (not "loss", ...) */
+	if (jitter[0] && tc_get_time(&j_us, jitter))
+		j_us = 0;
+	if (sscanf(lim, "%u", &lim_p) != 1)
 		return;
 	frames = rate_bps / 8 * ((uint64_t)d_us + j_us) / 1000000u / FULL_FRAME;
 	if (frames <= lim_p)
@@ -81,7 +45,7 @@ void lint_check_netem(struct lint *l, const struct qdisc *q, uint64_t rate_bps)
 		  "netem %x: a delay of %s%s%s at %s's %s holds up to %llu full-size frames, "
 		  "more than its limit %u, so it drops at that rate though nothing is "
 		  "congested; raise limit to %llu or more",
-		  q->handle >> 16, delay[0], j_us ? " + " : "", j_us ? delay[1] : "",
+		  q->handle >> 16, delay, j_us ? " + " : "", j_us ? jitter : "",
 		  l->dev ? l->dev : "the device", rate, (unsigned long long)frames, lim_p,
 		  (unsigned long long)frames);
 }

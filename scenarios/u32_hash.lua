@@ -11,7 +11,7 @@
 --   1:11 .. 1:14 rate 1mbit ceil 4mbit   one per host, sfq leaves
 -- The filters:
 --   handle 2: u32 divisor 256            table 2:, 256 buckets
---   ht 2:1: .. ht 2:4:                   in bucket 0xXX, the host 10.0.0.XX
+--   ht 2:1: .. ht 2:4:                   bucket N holds host 10.0.0.N (N = 1..4)
 --   ht 800:: ... hashkey mask 0x000000ff at 12 link 2:
 --       in the root table 800:, every 10.0.0.0/24 source jumps to table
 --       2:, bucket = the source's last byte (byte 15 of the IP header).

@@ -393,3 +393,16 @@ int pkt_spill_after_env(uint32_t *after, char *err, size_t errlen)
 	*after = (uint32_t)n;
 	return 0;
 }
+
+void pktsq_stats(const struct pkt_spillq *s, struct pkt_spill_stats *st)
+{
+	const struct pkt_spill *sp = s->sp;
+
+	*st = (struct pkt_spill_stats){0};
+	if (!sp)
+		return;
+	st->disk = sp->disk;
+	st->chunks = sp->nchunks;
+	st->slots = sp->nslots;
+	st->broken = sp->broken;
+}

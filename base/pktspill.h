@@ -102,6 +102,15 @@ static inline struct pkt *pktsq_pop_tail(struct pkt_spillq *s)
 	return pktq_pop_tail(&s->q);
 }
 
+/* What waits on disk, for tests and benches. */
+struct pkt_spill_stats {
+	uint32_t disk;	 /* packets on disk */
+	uint32_t chunks; /* chunks on disk */
+	uint32_t slots;	 /* chunk slots the file holds (its size / PKT_SPILL_CHUNK) */
+	int broken;	 /* an I/O error was reported */
+};
+void pktsq_stats(const struct pkt_spillq *s, struct pkt_spill_stats *st);
+
 /* TCSIM_SPILL_AFTER from the environment: unset or empty keeps *after;
  * a decimal number of packets (0: never spill) sets it; anything else is
  * refused (-EINVAL with a message). */

@@ -5,6 +5,7 @@
 
 #include "bpf.h"
 #include "cmd.h"
+#include "pktspill.h"
 #include "version.h"
 
 /* one line of source per line of the text, as it prints */
@@ -65,9 +66,12 @@ static int scenario_first(int argc, char **argv, int from)
 int main(int argc, char **argv)
 {
 	char err[256];
+	uint32_t after = 0;
 
-	/* a bad JIT switch is the environment's fault: said once, up front */
-	if (bpf_jit_enabled(err, sizeof(err)) < 0) {
+	/* a bad JIT switch or spill threshold is the environment's fault: said
+	 * once, up front */
+	if (bpf_jit_enabled(err, sizeof(err)) < 0 ||
+	    pkt_spill_after_env(&after, err, sizeof(err)) < 0) {
 		fprintf(stderr, "tcsim: %s\n", err);
 		return 2;
 	}

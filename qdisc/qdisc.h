@@ -11,6 +11,7 @@
 #include "bpf.h"
 #include "cls.h"
 #include "pkt.h"
+#include "pktspill.h"
 #include "sched_rate.h"
 
 /* Enqueue results (include/linux/netdevice.h). */
@@ -124,6 +125,9 @@ struct qdisc_env {
 	/* the device's root (read through it: tc replaces it), for checks that
 	 * look at the whole tree (netem's duplicates). NULL: no device. */
 	struct qdisc *const *root;
+	/* how a long fifo keeps its middle on disk (base/pktspill.h); zeroed:
+	 * never */
+	struct pkt_spill_cfg spill;
 };
 
 struct qdisc_stats {

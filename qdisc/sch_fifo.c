@@ -8,7 +8,7 @@
 #include "qdisc.h"
 
 struct fifo_sched_data {
-	struct pkt_queue q;
+	struct pkt_spillq q; /* a long one keeps its middle on disk (pktspill.h) */
 	uint32_t limit;
 };
 
@@ -22,6 +22,7 @@ static int fifo_init(struct qdisc *q, int argc, char **argv, char *err, size_t e
 	if (txq == 0 && q->env->kernel == BPF_KERNEL_3_13)
 		txq = 1;
 	f->limit = bytes ? txq * q->env->mtu : txq;
+	pktsq_init(&f->q, &q->env->spill);
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "limit")) {
 			int r;
@@ -60,7 +61,7 @@ static int fifo_accept(struct qdisc *q, struct pkt *p)
 {
 	struct fifo_sched_data *f = q->priv;
 
-	pktq_push_tail(&f->q, p);
+	pktsq_push_tail(&f->q, p);
 	qdisc_enqueued(q, p);
 	if (p->traced) {
 		struct qtrace ev = {.kind = QTRACE_ENQUEUE, .band = -1};
@@ -103,7 +104,7 @@ static int pfifo_head_drop_enqueue(struct qdisc *q, struct pkt *p)
 	if (!f->limit)
 		return qdisc_drop(q, p, DROP_QDISC_LIMIT);
 	prev = q->s.backlog;
-	old = pktq_pop_head(&f->q);
+	old = pktsq_pop_head(&f->q);
 	q->s.qlen--;
 	q->s.backlog -= old->len;
 	qdisc_drop(q, old, DROP_HEAD_DROP);
@@ -115,7 +116,7 @@ static int pfifo_head_drop_enqueue(struct qdisc *q, struct pkt *p)
 static struct pkt *fifo_dequeue(struct qdisc *q)
 {
 	struct fifo_sched_data *f = q->priv;
-	struct pkt *p = pktq_pop_head(&f->q);
+	struct pkt *p = pktsq_pop_head(&f->q);
 
 	if (p)
 		qdisc_dequeued(q, p);
@@ -124,12 +125,12 @@ static struct pkt *fifo_dequeue(struct qdisc *q)
 
 static const struct pkt *fifo_peek(struct qdisc *q)
 {
-	return ((struct fifo_sched_data *)q->priv)->q.head;
+	return pktsq_head(&((struct fifo_sched_data *)q->priv)->q);
 }
 
 static const struct pkt *fifo_head(const struct qdisc *q)
 {
-	return ((const struct fifo_sched_data *)q->priv)->q.head;
+	return pktsq_head(&((const struct fifo_sched_data *)q->priv)->q);
 }
 
 static void fifo_reset(struct qdisc *q)
@@ -137,12 +138,17 @@ static void fifo_reset(struct qdisc *q)
 	struct fifo_sched_data *f = q->priv;
 	struct pkt *p;
 
-	while ((p = pktq_pop_head(&f->q))) {
+	while ((p = pktsq_pop_head(&f->q))) {
 		p->drop = DROP_QDISC_DESTROY;
 		q->env->drop(q->env->arg, p);
 	}
 	q->s.qlen = 0;
 	q->s.backlog = 0;
+}
+
+static void fifo_destroy(struct qdisc *q)
+{
+	pktsq_free(&((struct fifo_sched_data *)q->priv)->q);
 }
 
 static int fifo_change(struct qdisc *q, int argc, char **argv, char *err, size_t errlen)
@@ -176,6 +182,7 @@ const struct qdisc_ops pfifo_qdisc_ops = {
 	.peek = fifo_peek,
 	.head = fifo_head,
 	.reset = fifo_reset,
+	.destroy = fifo_destroy,
 	.dump = pfifo_dump,
 };
 
@@ -189,6 +196,7 @@ const struct qdisc_ops bfifo_qdisc_ops = {
 	.peek = fifo_peek,
 	.head = fifo_head,
 	.reset = fifo_reset,
+	.destroy = fifo_destroy,
 	.dump = bfifo_dump,
 };
 
@@ -202,6 +210,7 @@ const struct qdisc_ops pfifo_head_drop_qdisc_ops = {
 	.peek = fifo_peek,
 	.head = fifo_head,
 	.reset = fifo_reset,
+	.destroy = fifo_destroy,
 	.dump = pfifo_dump,
 };
 
@@ -211,7 +220,7 @@ const struct qdisc_ops pfifo_head_drop_qdisc_ops = {
 static const uint8_t prio2band[16] = {1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
 
 struct pfifo_fast_priv {
-	struct pkt_queue band[3];
+	struct pkt_spillq band[3];
 	uint32_t limit;
 };
 
@@ -224,6 +233,8 @@ static int pfifo_fast_init(struct qdisc *q, int argc, char **argv, char *err, si
 		return -EINVAL;
 	}
 	f->limit = q->env->tx_queue_len;
+	for (int i = 0; i < 3; i++)
+		pktsq_init(&f->band[i], &q->env->spill);
 	return 0;
 }
 
@@ -239,14 +250,14 @@ static void pfifo_fast_trace(const struct qdisc *q, const struct pkt *p, enum qt
 static int pfifo_fast_enqueue(struct qdisc *q, struct pkt *p)
 {
 	struct pfifo_fast_priv *f = q->priv;
-	struct pkt_queue *b = &f->band[prio2band[p->priority & 15]];
-	uint32_t used = q->env->kernel == BPF_KERNEL_3_13 ? q->s.qlen : b->len;
+	struct pkt_spillq *b = &f->band[prio2band[p->priority & 15]];
+	uint32_t used = q->env->kernel == BPF_KERNEL_3_13 ? q->s.qlen : pktsq_len(b);
 
 	if (p->traced)
 		pfifo_fast_trace(q, p, QTRACE_CLASSIFY);
 	if (used >= f->limit)
 		return qdisc_drop(q, p, DROP_QDISC_LIMIT);
-	pktq_push_tail(b, p);
+	pktsq_push_tail(b, p);
 	qdisc_enqueued(q, p);
 	if (p->traced)
 		pfifo_fast_trace(q, p, QTRACE_ENQUEUE);
@@ -258,7 +269,7 @@ static struct pkt *pfifo_fast_dequeue(struct qdisc *q)
 	struct pfifo_fast_priv *f = q->priv;
 
 	for (int i = 0; i < 3; i++) {
-		struct pkt *p = pktq_pop_head(&f->band[i]);
+		struct pkt *p = pktsq_pop_head(&f->band[i]);
 
 		if (p) {
 			qdisc_dequeued(q, p);
@@ -273,8 +284,8 @@ static const struct pkt *pfifo_fast_peek(struct qdisc *q)
 	struct pfifo_fast_priv *f = q->priv;
 
 	for (int i = 0; i < 3; i++)
-		if (f->band[i].head)
-			return f->band[i].head;
+		if (pktsq_head(&f->band[i]))
+			return pktsq_head(&f->band[i]);
 	return NULL;
 }
 
@@ -290,7 +301,7 @@ static void pfifo_fast_reset(struct qdisc *q)
 	for (int i = 0; i < 3; i++) {
 		struct pkt *p;
 
-		while ((p = pktq_pop_head(&f->band[i]))) {
+		while ((p = pktsq_pop_head(&f->band[i]))) {
 			p->drop = DROP_QDISC_DESTROY;
 			q->env->drop(q->env->arg, p);
 		}
@@ -300,6 +311,14 @@ static void pfifo_fast_reset(struct qdisc *q)
 }
 
 /* iproute2 prints pfifo_fast with prio's print_opt */
+static void pfifo_fast_destroy(struct qdisc *q)
+{
+	struct pfifo_fast_priv *f = q->priv;
+
+	for (int i = 0; i < 3; i++)
+		pktsq_free(&f->band[i]);
+}
+
 static void pfifo_fast_dump(const struct qdisc *q, struct tcprint *p, int details)
 {
 	pr_uint(p, PR_ANY, "bands", "bands %u ", 3);
@@ -319,5 +338,6 @@ const struct qdisc_ops pfifo_fast_qdisc_ops = {
 	.peek = pfifo_fast_peek,
 	.head = pfifo_fast_head,
 	.reset = pfifo_fast_reset,
+	.destroy = pfifo_fast_destroy,
 	.dump = pfifo_fast_dump,
 };

@@ -119,6 +119,8 @@ void sim_config_default(struct sim_config *c)
 	c->rate_bps = 10000000; /* 10 Mbit/s: queues build with real traffic */
 	c->mtu = 1500;
 	c->txqueuelen = 1000;
+	c->spill_after = PKT_SPILL_AFTER;
+	(void)pkt_spill_after_env(&c->spill_after, NULL, 0); /* a bad value: main.c said so */
 }
 
 int sim_init(struct sim *s, const struct sim_config *cfg)
@@ -204,6 +206,14 @@ static struct pkt *env_clone(void *arg, const struct pkt *p)
 	c->id = ++d->sim->next_pkt_id;
 	d->st.duplicated++;
 	return c;
+}
+
+/* a long fifo could not use its temporary file: the run stops */
+static void env_spill_fail(void *arg, int err, const char *msg)
+{
+	struct dev *d = arg;
+
+	sim_fail(d->sim, err, "%s: %s", d->name, msg);
 }
 
 static void env_arm_timer(void *arg, struct qdisc *q, uint64_t at)
@@ -364,6 +374,7 @@ int sim_dev_add(struct sim *s, const char *name, struct dev **out, char *err, si
 		.root = &d->root,
 		.arg = d,
 		.tracer = s->qtracer,
+		.spill = {.after = s->cfg.spill_after, .fail = env_spill_fail, .arg = d},
 	};
 	{
 		char e[256];

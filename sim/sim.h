@@ -58,6 +58,10 @@ struct sim_config {
 	/* Fire every idle timer one by one instead of applying runs of them at
 	 * once (sim.c, idle time): the reference the tests compare with. */
 	int step_idle;
+	/* a fifo holding more packets than this keeps the rest in a temporary
+	 * file (base/pktspill.h; 0: never): PKT_SPILL_AFTER, or
+	 * TCSIM_SPILL_AFTER */
+	uint32_t spill_after;
 };
 void sim_config_default(struct sim_config *c);
 

@@ -18,14 +18,18 @@ head -c 3000 scenarios/captures/ssh_hydra.pcap > "$tmp/cut.pcap"
 printf 'qdisc add dev eth0 root handle 1: prio bands 3\nqdisc add dev eth0 parent 1:9 sfq\n' > "$tmp/bad.tc"
 printf 'local sim = tcsim.sim{}\nsim:dev("eth0"):tc("qdisc add dev eth0 root pfifo limit 0x")\n' > "$tmp/bad.lua"
 printf '{"tcsim": 1, "simulations": []}\n' > "$tmp/other.json"
+printf 'qdisc add dev eth0 root bfifo limit 100mb\n' > "$tmp/bfifo.tc"
 
-# which  expected-exit  command (words split by the shell; $tmp expands)
+# which  expected-exit  [VAR=VALUE...] command (words split by the shell;
+# $tmp expands; leading assignments go to its environment)
 rows=$(cat <<'ROWS'
 ci  0 scenarios/ssh_http.lua
 ci  0 check scenarios/ssh_http.lua --expect tests/golden/ssh_http.json --quiet
 ci  0 check scenarios/filter_chain.lua --write-golden $tmp/golden.json --quiet
 ci  0 run --tc scenarios/ssh_http.tc --rate 256kbit --json $tmp/r.json --pcap-out $tmp/pcaps --plot $tmp/plots --trace $tmp/t.trace scenarios/captures/ssh_hydra.pcap scenarios/captures/icmp_5_pings.pcap
 ci  0 run --tc scenarios/ssh_http.tc --rate 64kbit --pcap-format pcapng --pcap-out $tmp/ngs scenarios/captures/ssh_hydra.pcap scenarios/captures/icmp_5_pings.pcap
+ci  0 TCSIM_SPILL_AFTER=8 run --tc $tmp/bfifo.tc --topspeed --loop 3 --json $tmp/s.json --pcap-out $tmp/spcaps --trace $tmp/s.trace scenarios/captures/ssh_hydra.pcap scenarios/captures/icmp_5_pings.pcap
+all 0 TCSIM_SPILL_AFTER=1 scenarios/htb_router.lua
 ci  0 explain scenarios/ssh_http_tcpdump.lua --packet 5
 ci  0 lint scenarios/ssh_http.lua
 ci  0 bpf run -a scenarios/filters/ssh.ops scenarios/captures/ssh_hydra.pcap
@@ -58,7 +62,9 @@ echo "$rows" | while read -r which want args; do
 	[ -n "$which" ] || continue
 	[ "$set" = all ] || [ "$which" = ci ] || continue
 	eval "set -- $args"
-	valgrind -q --leak-check=full --error-exitcode=99 --log-file="$tmp/vg.log" \
+	envs=""
+	while case $1 in [A-Z]*=*) true ;; *) false ;; esac; do envs="$envs $1"; shift; done
+	env $envs valgrind -q --leak-check=full --error-exitcode=99 --log-file="$tmp/vg.log" \
 		"$TCSIM" "$@" > "$tmp/out" 2> "$tmp/err"
 	rc=$?
 	if [ "$rc" -eq "$want" ] && ! [ -s "$tmp/vg.log" ]; then

@@ -310,7 +310,6 @@ static void pfifo_fast_reset(struct qdisc *q)
 	q->s.backlog = 0;
 }
 
-/* iproute2 prints pfifo_fast with prio's print_opt */
 static void pfifo_fast_destroy(struct qdisc *q)
 {
 	struct pfifo_fast_priv *f = q->priv;
@@ -319,6 +318,7 @@ static void pfifo_fast_destroy(struct qdisc *q)
 		pktsq_free(&f->band[i]);
 }
 
+/* iproute2 prints pfifo_fast with prio's print_opt */
 static void pfifo_fast_dump(const struct qdisc *q, struct tcprint *p, int details)
 {
 	pr_uint(p, PR_ANY, "bands", "bands %u ", 3);

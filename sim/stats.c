@@ -148,7 +148,7 @@ static uint32_t class_hash(uint32_t classid, uint32_t mask)
 /* Rebuilds the classid index for cap slots (a power of two). */
 static int class_map_build(struct dev_stats *st, int cap)
 {
-	int *map = calloc((size_t)cap, sizeof(*map));
+	struct class_slot *map = calloc((size_t)cap, sizeof(*map));
 
 	if (!map)
 		return -1;
@@ -158,35 +158,63 @@ static int class_map_build(struct dev_stats *st, int cap)
 	for (int i = 0; i < st->nclasses; i++) {
 		uint32_t k = class_hash(st->classes[i].classid, (uint32_t)cap - 1);
 
-		while (map[k])
+		while (map[k].index1)
 			k = (k + 1) & ((uint32_t)cap - 1);
-		map[k] = i + 1;
+		map[k].classid = st->classes[i].classid;
+		map[k].index1 = i + 1;
 	}
 	return 0;
 }
 
-struct class_stats *stats_class(struct dev_stats *st, uint32_t classid)
+/* Doubles the classid index, moving its slots (no record is read). */
+static int class_map_grow(struct dev_stats *st)
+{
+	int cap = st->class_map_cap * 2;
+	struct class_slot *map = calloc((size_t)cap, sizeof(*map));
+
+	if (!map)
+		return -1;
+	for (int i = 0; i < st->class_map_cap; i++) {
+		uint32_t k;
+
+		if (!st->class_map[i].index1)
+			continue;
+		k = class_hash(st->class_map[i].classid, (uint32_t)cap - 1);
+		while (map[k].index1)
+			k = (k + 1) & ((uint32_t)cap - 1);
+		map[k] = st->class_map[i];
+	}
+	free(st->class_map);
+	st->class_map = map;
+	st->class_map_cap = cap;
+	return 0;
+}
+
+/* The index of classid's record, appended if it is new: -1 when out of
+ * memory. The guess (the class last found) is tried first when hint. */
+static int class_index(struct dev_stats *st, uint32_t classid, int hint)
 {
 	struct class_stats *c;
 	int h = st->class_hint;
 	uint32_t k, mask = (uint32_t)st->class_map_cap - 1;
 
-	if (h < st->nclasses && st->classes[h].classid == classid)
-		return &st->classes[h];
+	if (hint && h < st->nclasses && st->classes[h].classid == classid)
+		return h;
 	/* an index by classid, so a root with thousands of classes (sfq's
-	 * buckets) costs no scan per packet */
+	 * buckets) costs no scan per packet; it holds the classids, so a
+	 * lookup reads no record */
 	if (st->class_map)
-		for (k = class_hash(classid, mask); st->class_map[k]; k = (k + 1) & mask)
-			if (st->classes[st->class_map[k] - 1].classid == classid) {
-				st->class_hint = st->class_map[k] - 1;
-				return &st->classes[st->class_hint];
-			}
+		for (k = class_hash(classid, mask); st->class_map[k].index1; k = (k + 1) & mask)
+			if (st->class_map[k].classid == classid)
+				return st->class_hint = st->class_map[k].index1 - 1;
+	if (!st->class_map && class_map_build(st, 16))
+		return -1;
 	if (st->nclasses == st->classes_cap) {
 		int cap = st->classes_cap ? st->classes_cap * 2 : 4;
 
 		c = realloc(st->classes, (size_t)cap * sizeof(*c));
 		if (!c)
-			return NULL;
+			return -1;
 		st->classes = c;
 		st->classes_cap = cap;
 	}
@@ -196,19 +224,139 @@ struct class_stats *stats_class(struct dev_stats *st, uint32_t classid)
 	/* appended; stats_sort_classes orders them by classid when the run ends */
 	if (st->nclasses && st->classes[st->nclasses - 1].classid > classid)
 		st->classes_unsorted = 1;
+	if ((st->nclasses + 1) * 2 > st->class_map_cap && class_map_grow(st))
+		return -1;
 	st->nclasses++;
-	if (st->nclasses * 2 > st->class_map_cap) {
-		if (class_map_build(st, st->class_map_cap ? st->class_map_cap * 4 : 16)) {
-			st->nclasses--;
-			return NULL;
-		}
-	} else {
-		mask = (uint32_t)st->class_map_cap - 1;
-		for (k = class_hash(classid, mask); st->class_map[k]; k = (k + 1) & mask)
-			;
-		st->class_map[k] = st->nclasses;
+	mask = (uint32_t)st->class_map_cap - 1;
+	for (k = class_hash(classid, mask); st->class_map[k].index1; k = (k + 1) & mask)
+		;
+	st->class_map[k].classid = classid;
+	st->class_map[k].index1 = st->nclasses;
+	return st->nclasses - 1;
+}
+
+/* One packet's part in its class: 0 or -ENOMEM. */
+static int class_apply(struct class_stats *c, const struct class_upd *u)
+{
+	uint32_t len = u->len & ~CLASS_UPD_DROP;
+
+	if (u->len & CLASS_UPD_DROP) {
+		c->drops++;
+		c->drop_bytes += len;
+		return 0;
 	}
-	return c;
+	c->packets++;
+	c->bytes += len;
+	if (hist_add(&c->queue_delay, u->queue_delay) || hist_add(&c->total_delay, u->total_delay))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Brings in the histogram row a sample v will count in, if h has rows:
+ * their table first (stage 0), then the row (stage 1). */
+static void hist_prefetch(const struct hist *h, uint64_t v, int stage)
+{
+	unsigned k = hist_bucket_of(v);
+
+	if (!h->rows)
+		return;
+	if (!stage)
+		__builtin_prefetch(&h->rows[k / HIST_SUB]);
+	else if (h->rows[k / HIST_SUB])
+		__builtin_prefetch(&h->rows[k / HIST_SUB][k % HIST_SUB], 1);
+}
+
+/* Applies the log in its order (each class sees its packets as they came,
+ * so every sum and histogram is what immediate accounting gives). The
+ * loads of entry i are started ahead of it, each stage from what the one
+ * before brought in: its index slot at i - 4A, its class record at i - 3A,
+ * the records' histogram row tables at i - 2A, their rows at i - A. */
+#define CLASS_AHEAD 4
+static int class_log_apply(struct dev_stats *st)
+{
+	int idx[4 * CLASS_AHEAD], n = st->nlog, ret = 0;
+
+	st->nlog = 0;
+	for (int i = -4 * CLASS_AHEAD; i < n; i++) {
+		int j = i + 4 * CLASS_AHEAD;
+		const struct class_upd *u;
+		const struct class_stats *c;
+
+		if (j < n && st->class_map)
+			__builtin_prefetch(&st->class_map[class_hash(
+			    st->log[j].classid, (uint32_t)st->class_map_cap - 1)]);
+		j = i + 3 * CLASS_AHEAD;
+		if (j >= 0 && j < n) {
+			int k = class_index(st, st->log[j].classid, 0);
+
+			idx[j % (4 * CLASS_AHEAD)] = k;
+			if (k >= 0) {
+				c = &st->classes[k];
+				__builtin_prefetch(c, 1);
+				__builtin_prefetch((const char *)c + 64, 1);
+				__builtin_prefetch((const char *)c + 128, 1);
+				__builtin_prefetch((const char *)c + sizeof(*c) - 1, 1);
+			}
+		}
+		for (int stage = 0; stage < 2; stage++) {
+			j = i + (2 - stage) * CLASS_AHEAD;
+			if (j < 0 || j >= n || idx[j % (4 * CLASS_AHEAD)] < 0)
+				continue;
+			u = &st->log[j];
+			if (u->len & CLASS_UPD_DROP)
+				continue;
+			c = &st->classes[idx[j % (4 * CLASS_AHEAD)]];
+			hist_prefetch(&c->queue_delay, u->queue_delay, stage);
+			hist_prefetch(&c->total_delay, u->total_delay, stage);
+		}
+		if (i >= 0 && idx[i % (4 * CLASS_AHEAD)] >= 0 &&
+		    class_apply(&st->classes[idx[i % (4 * CLASS_AHEAD)]], &st->log[i]))
+			ret = -ENOMEM;
+		if (i >= 0 && idx[i % (4 * CLASS_AHEAD)] < 0)
+			ret = -ENOMEM;
+	}
+	return ret;
+}
+
+struct class_stats *stats_class(struct dev_stats *st, uint32_t classid)
+{
+	int k;
+
+	if (st->nlog && class_log_apply(st))
+		return NULL;
+	k = class_index(st, classid, 1);
+	return k < 0 ? NULL : &st->classes[k];
+}
+
+void stats_defer_begin(struct dev_stats *st)
+{
+	if (!st->log)
+		st->log = malloc(STATS_LOG * sizeof(*st->log));
+	st->defer = st->log != NULL;
+}
+
+int stats_defer_end(struct dev_stats *st)
+{
+	st->defer = 0;
+	return st->nlog ? class_log_apply(st) : 0;
+}
+
+/* A packet's part in its class: now, or logged while deferred. */
+static int class_account(struct dev_stats *st, const struct pkt *p, uint32_t drop)
+{
+	struct class_upd u = {.classid = p->leaf_classid, .len = p->len | drop};
+	int k;
+
+	if (!drop) {
+		u.queue_delay = p->t_dequeue - p->t_arrive;
+		u.total_delay = p->t_depart - p->t_arrive;
+	}
+	if (st->defer) {
+		st->log[st->nlog++] = u;
+		return st->nlog == STATS_LOG ? class_log_apply(st) : 0;
+	}
+	k = class_index(st, u.classid, 1);
+	return k < 0 ? -ENOMEM : class_apply(&st->classes[k], &u);
 }
 
 static int class_cmp(const void *a, const void *b)
@@ -220,6 +368,8 @@ static int class_cmp(const void *a, const void *b)
 
 int stats_sort_classes(struct dev_stats *st)
 {
+	if (st->nlog && class_log_apply(st))
+		return -ENOMEM;
 	if (!st->classes_unsorted)
 		return 0;
 	qsort(st->classes, (size_t)st->nclasses, sizeof(*st->classes), class_cmp);
@@ -317,6 +467,8 @@ int stats_source_arrived_slow(struct dev_stats *st, int src, const char *name, i
 		/* a second source: the first one's delays so far are all of the
 		 * device's, and from now on each keeps its own */
 		if (!st->multi_source) {
+			if (st->nlog && class_log_apply(st))
+				return -ENOMEM;
 			for (int i = 0; i < st->nsources; i++)
 				if (i != src && st->sources[i].used) {
 					if (merge_classes(st, &st->sources[i].queue_delay,
@@ -337,15 +489,12 @@ int stats_source_arrived_slow(struct dev_stats *st, int src, const char *name, i
 
 int stats_sent(struct dev_stats *st, const struct pkt *p)
 {
-	struct class_stats *c = stats_class(st, p->leaf_classid);
 	struct source_stats *s = source_of(st, p->source);
 
 	st->sent++;
 	st->sent_bytes += p->len;
 	if (p->t_depart > st->last_departure)
 		st->last_departure = p->t_depart;
-	if (!c)
-		return -ENOMEM;
 	if (s) {
 		s->packets++;
 		s->bytes += p->len;
@@ -353,17 +502,11 @@ int stats_sent(struct dev_stats *st, const struct pkt *p)
 					 hist_add(&s->total_delay, p->t_depart - p->t_arrive)))
 			return -ENOMEM;
 	}
-	c->packets++;
-	c->bytes += p->len;
-	if (hist_add(&c->queue_delay, p->t_dequeue - p->t_arrive) ||
-	    hist_add(&c->total_delay, p->t_depart - p->t_arrive))
-		return -ENOMEM;
-	return 0;
+	return class_account(st, p, 0);
 }
 
 int stats_dropped(struct dev_stats *st, const struct pkt *p)
 {
-	struct class_stats *c = stats_class(st, p->leaf_classid);
 	struct source_stats *s = source_of(st, p->source);
 
 	st->dropped++;
@@ -373,11 +516,7 @@ int stats_dropped(struct dev_stats *st, const struct pkt *p)
 		s->drops++;
 		s->drop_bytes += p->len;
 	}
-	if (!c)
-		return -ENOMEM;
-	c->drops++;
-	c->drop_bytes += p->len;
-	return 0;
+	return class_account(st, p, CLASS_UPD_DROP);
 }
 
 int stats_classified(struct dev_stats *st, const struct pkt *p)
@@ -434,5 +573,6 @@ void stats_free(struct dev_stats *st)
 	free(st->classes);
 	free(st->class_map);
 	free(st->verdicts);
+	free(st->log);
 	memset(st, 0, sizeof(*st));
 }

@@ -89,6 +89,23 @@ struct source_stats {
 	struct hist queue_delay, total_delay;
 };
 
+/* A sent or dropped packet's part for its class, held in a log while a
+ * run defers them (stats_defer_begin) and applied in order when the log
+ * fills or the deferral ends. */
+struct class_upd {
+	uint32_t classid;
+	uint32_t len; /* bytes, CLASS_UPD_DROP set for a drop */
+	uint64_t queue_delay, total_delay;
+};
+#define CLASS_UPD_DROP 0x80000000u
+#define STATS_LOG 512
+
+/* A slot of the class index: a classid and its record's index + 1 (0: empty). */
+struct class_slot {
+	uint32_t classid;
+	int32_t index1;
+};
+
 struct verdict_count {
 	enum pkt_verdict_kind kind;
 	uint32_t classid;
@@ -111,11 +128,19 @@ struct dev_stats {
 	int nverdicts;
 	int class_hint; /* index of the class last looked up (a guess) */
 	/* classes are appended during a run and found through class_map
-	 * (classid -> index + 1, open addressing); stats_sort_classes orders
+	 * (classid -> index, open addressing); stats_sort_classes orders
 	 * them by classid at its end, which is how readers see them */
 	int classes_cap, classes_unsorted;
-	int *class_map;
+	struct class_slot *class_map;
 	int class_map_cap;
+	/* while a run defers them: the classes' parts of sent and dropped
+	 * packets not applied yet (room for STATS_LOG). A packet touches its
+	 * class's record; with thousands of classes (sfq's buckets) those
+	 * records miss the caches, and applied as a batch, each looked up a
+	 * few entries ahead, their loads overlap. The counters above and the
+	 * sources' are always current, the classes once the deferral ends. */
+	struct class_upd *log;
+	int nlog, defer;
 	struct source_stats *sources; /* [nsources], by source number */
 	int nsources;
 	/* Per-source delays are recorded only once two sources feed the device:
@@ -148,6 +173,11 @@ void stats_free(struct dev_stats *st);
 int stats_source_delays(const struct dev_stats *st, int i, struct hist *tmp_q, struct hist *tmp_t,
 			const struct hist **q, const struct hist **t);
 struct class_stats *stats_class(struct dev_stats *st, uint32_t classid);
+/* A run defers the classes' accounting (sim_run_until, from its start to
+ * its end); stats_defer_end applies what is held and ends the deferral:
+ * 0 or -ENOMEM. Without room for the log, accounting stays immediate. */
+void stats_defer_begin(struct dev_stats *st);
+int stats_defer_end(struct dev_stats *st);
 /* Orders the classes by classid (sim.c, when a run ends): 0 or -ENOMEM. */
 int stats_sort_classes(struct dev_stats *st);
 

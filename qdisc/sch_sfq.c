@@ -65,11 +65,16 @@ struct sfq_key {
 	uint64_t w[5];
 };
 
-struct sfq_binding {
-	struct sfq_key key;
-	int32_t chain; /* next bucket in the same index chain, -1 at the end */
-	uint8_t bound;
+/* A bucket's place in tuple mode's index, apart from its key so that a
+ * walk along a chain reads 8 bytes a bucket, not 48 (with 65536 buckets
+ * the keys take megabytes and each one read is a cache miss): the next
+ * bucket of its chain and 32 more bits of its key's hash, which a key
+ * must match before it is compared. */
+struct sfq_link {
+	int32_t chain; /* -1 at the end of the chain, SFQ_UNBOUND: no key */
+	uint32_t tag;
 };
+#define SFQ_UNBOUND INT32_MIN
 
 struct sfq_sched_data {
 	uint32_t limit;
@@ -92,8 +97,10 @@ struct sfq_sched_data {
 	struct sfq_head dep[SFQ_MAX_DEPTH + 1];
 	struct pkt *peeked; /* qdisc_peek_dequeued's stash */
 
-	/* tuple mode: bucket bindings, found through index chains */
-	struct sfq_binding *bind;
+	/* tuple mode: the key each bucket is bound to, found through index
+	 * chains */
+	struct sfq_key *keys;
+	struct sfq_link *link;
 	int32_t *index;
 	/* the buckets bound since the last reset, so a perturbation clears only
 	 * those (a full sweep of divisor entries per firing made a long, busy
@@ -367,7 +374,7 @@ static void sfq_ht_set(struct sfq_sched_data *sd, uint32_t b, uint16_t x)
 {
 	uint32_t was = sd->ht[b] == SFQ_EMPTY_SLOT, is = x == SFQ_EMPTY_SLOT;
 
-	if (sd->bind && !sd->bind[b].bound)
+	if (sd->link && sd->link[b].chain == SFQ_UNBOUND)
 		sd->nfree += is - was;
 	sd->nbusy += was - is;
 	sd->ht[b] = x;
@@ -375,12 +382,12 @@ static void sfq_ht_set(struct sfq_sched_data *sd, uint32_t b, uint16_t x)
 
 static void sfq_map_reset(struct sfq_sched_data *sd)
 {
-	if (!sd->bind)
+	if (!sd->link)
 		return;
 	if (sd->nbound > sd->divisor) {
 		sd->nfree = 0;
 		for (uint32_t i = 0; i < sd->divisor; i++) {
-			sd->bind[i].bound = 0;
+			sd->link[i].chain = SFQ_UNBOUND;
 			sd->index[i] = -1;
 			sd->nfree += sd->ht[i] == SFQ_EMPTY_SLOT;
 		}
@@ -388,12 +395,12 @@ static void sfq_map_reset(struct sfq_sched_data *sd)
 		/* every chain holds bound buckets only: emptying the heads of
 		 * theirs empties the index */
 		for (uint32_t i = 0; i < sd->nbound; i++) {
-			struct sfq_binding *b = &sd->bind[sd->bound[i]];
+			uint32_t b = sd->bound[i];
 
-			if (b->bound) {
-				sd->index[sfq_key_index(sd, &b->key)] = -1;
-				b->bound = 0;
-				sd->nfree += sd->ht[sd->bound[i]] == SFQ_EMPTY_SLOT;
+			if (sd->link[b].chain != SFQ_UNBOUND) {
+				sd->index[sfq_key_index(sd, &sd->keys[b])] = -1;
+				sd->link[b].chain = SFQ_UNBOUND;
+				sd->nfree += sd->ht[b] == SFQ_EMPTY_SLOT;
 			}
 		}
 	}
@@ -402,8 +409,9 @@ static void sfq_map_reset(struct sfq_sched_data *sd)
 }
 
 /* Only an index into tcsim's own key table (never a bucket number the
- * kernel would see), so a cheap multiply-xor mix is enough. */
-static uint32_t sfq_key_index(const struct sfq_sched_data *sd, const struct sfq_key *key)
+ * kernel would see), so a cheap multiply-xor mix is enough: the index
+ * from its high half, the tag from its low half. */
+static uint64_t sfq_key_hash(const struct sfq_key *key)
 {
 	const uint64_t *w = key->w;
 	uint64_t a, b;
@@ -413,8 +421,12 @@ static uint32_t sfq_key_index(const struct sfq_sched_data *sd, const struct sfq_
 	b = (0xc2b2ae3d27d4eb4full ^ w[1]) * 0xc4ceb9fe1a85ec53ull;
 	a = (a ^ w[2]) * 0xff51afd7ed558ccdull;
 	b = (b ^ w[3]) * 0xc4ceb9fe1a85ec53ull;
-	a = (a ^ w[4] ^ (b >> 29) ^ b) * 0xff51afd7ed558ccdull;
-	return (uint32_t)(a >> 32) & (sd->divisor - 1);
+	return (a ^ w[4] ^ (b >> 29) ^ b) * 0xff51afd7ed558ccdull;
+}
+
+static uint32_t sfq_key_index(const struct sfq_sched_data *sd, const struct sfq_key *key)
+{
+	return (uint32_t)(sfq_key_hash(key) >> 32) & (sd->divisor - 1);
 }
 
 static int sfq_key_equal(const struct sfq_key *x, const struct sfq_key *y)
@@ -426,12 +438,12 @@ static int sfq_key_equal(const struct sfq_key *x, const struct sfq_key *y)
 
 static void sfq_unbind(struct sfq_sched_data *sd, uint32_t b)
 {
-	int32_t *link = &sd->index[sfq_key_index(sd, &sd->bind[b].key)];
+	int32_t *link = &sd->index[sfq_key_index(sd, &sd->keys[b])];
 
 	while (*link != (int32_t)b)
-		link = &sd->bind[*link].chain;
-	*link = sd->bind[b].chain;
-	sd->bind[b].bound = 0;
+		link = &sd->link[*link].chain;
+	*link = sd->link[b].chain;
+	sd->link[b].chain = SFQ_UNBOUND;
 	sd->nfree += sd->ht[b] == SFQ_EMPTY_SLOT;
 }
 
@@ -441,21 +453,24 @@ static void sfq_unbind(struct sfq_sched_data *sd, uint32_t b)
  * no room (with flows <= divisor, no free slot either). */
 static int32_t sfq_tuple_bucket(struct sfq_sched_data *sd, const struct sfq_key *key)
 {
-	uint32_t h, mask = sd->divisor - 1, b;
+	uint32_t h, tag, mask = sd->divisor - 1, b;
+	uint64_t kh;
 	int32_t i;
 
 	/* a key is bound to one bucket at most: if the last one holds it, that is it */
-	if (sd->bind[sd->last].bound && sfq_key_equal(&sd->bind[sd->last].key, key))
+	if (sd->link[sd->last].chain != SFQ_UNBOUND && sfq_key_equal(&sd->keys[sd->last], key))
 		return (int32_t)sd->last;
-	h = sfq_key_index(sd, key);
-	for (i = sd->index[h]; i >= 0; i = sd->bind[i].chain)
-		if (sfq_key_equal(&sd->bind[i].key, key)) {
+	kh = sfq_key_hash(key);
+	h = (uint32_t)(kh >> 32) & mask;
+	tag = (uint32_t)kh;
+	for (i = sd->index[h]; i >= 0; i = sd->link[i].chain)
+		if (sd->link[i].tag == tag && sfq_key_equal(&sd->keys[i], key)) {
 			sd->last = (uint32_t)i;
 			return i;
 		}
 	for (i = 0; sd->nfree && i < (int32_t)sd->divisor; i++) {
 		b = (sd->cursor + (uint32_t)i) & mask;
-		if (!sd->bind[b].bound && sd->ht[b] == SFQ_EMPTY_SLOT)
+		if (sd->link[b].chain == SFQ_UNBOUND && sd->ht[b] == SFQ_EMPTY_SLOT)
 			goto take;
 	}
 	for (i = 0; sd->nbusy < sd->divisor && i < (int32_t)sd->divisor; i++) {
@@ -468,13 +483,13 @@ static int32_t sfq_tuple_bucket(struct sfq_sched_data *sd, const struct sfq_key 
 	return -1;
 take:
 	sd->nfree -= sd->ht[b] == SFQ_EMPTY_SLOT; /* it is idle: it was free */
-	sd->bind[b].key = *key;
-	sd->bind[b].bound = 1;
+	sd->keys[b] = *key;
+	sd->link[b].tag = tag;
 	if (sd->nbound < sd->divisor)
 		sd->bound[sd->nbound] = b;
 	if (sd->nbound <= sd->divisor)
 		sd->nbound++;
-	sd->bind[b].chain = sd->index[h];
+	sd->link[b].chain = sd->index[h];
 	sd->index[h] = (int32_t)b;
 	sd->cursor = (b + 1) & mask;
 	sd->last = b;
@@ -1038,12 +1053,14 @@ static int sfq_init(struct qdisc *q, int argc, char **argv, char *err, size_t er
 	sd->ht = malloc(sizeof(*sd->ht) * sd->divisor);
 	sd->slots = calloc(sd->maxflows, sizeof(*sd->slots));
 	if (sd->hash_mode == SFQ_HASH_TUPLE) {
-		sd->bind = calloc(sd->divisor, sizeof(*sd->bind));
+		sd->keys = malloc(sizeof(*sd->keys) * sd->divisor);
+		sd->link = malloc(sizeof(*sd->link) * sd->divisor);
 		sd->index = malloc(sizeof(*sd->index) * sd->divisor);
 		sd->bound = malloc(sizeof(*sd->bound) * sd->divisor);
 	}
 	if (!sd->ht || !sd->slots ||
-	    (sd->hash_mode == SFQ_HASH_TUPLE && (!sd->bind || !sd->index || !sd->bound))) {
+	    (sd->hash_mode == SFQ_HASH_TUPLE &&
+	     (!sd->keys || !sd->link || !sd->index || !sd->bound))) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -1092,12 +1109,14 @@ static void sfq_destroy(struct qdisc *q)
 	sd->perturb_period = 0;
 	free(sd->ht);
 	free(sd->slots);
-	free(sd->bind);
+	free(sd->keys);
+	free(sd->link);
 	free(sd->index);
 	free(sd->bound);
 	sd->ht = NULL;
 	sd->slots = NULL;
-	sd->bind = NULL;
+	sd->keys = NULL;
+	sd->link = NULL;
 	sd->index = NULL;
 	sd->bound = NULL;
 }

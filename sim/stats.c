@@ -17,22 +17,97 @@ static uint64_t bucket_low(unsigned b)
 	return (uint64_t)(b - e * HIST_SUB) << e;
 }
 
-/* One more sample in bucket k (count of them), in rows: 0 or -ENOMEM. */
+/* Frees a rows table and the rows it holds. */
+static void rows_free(uint32_t **rows)
+{
+	if (rows)
+		for (unsigned r = 0; r < HIST_ROWS; r++)
+			free(rows[r]);
+	free(rows);
+}
+
+/* The pairs take over from the listed samples: 0 or -ENOMEM. */
+static int hist_pairs_from_list(struct hist *h)
+{
+	struct hist_pair *p = malloc(HIST_PAIRS_FIRST * sizeof(*p));
+	uint16_t np = 0;
+
+	if (!p)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < h->n && i < HIST_SMALL; i++) {
+		uint16_t j = 0;
+
+		while (j < np && p[j].bucket != h->small[i])
+			j++;
+		if (j == np)
+			p[np++] = (struct hist_pair){.bucket = h->small[i]};
+		p[j].count++;
+	}
+	h->pairs = p;
+	h->npairs = np;
+	h->pairs_cap = HIST_PAIRS_FIRST;
+	return 0;
+}
+
+/* Rows take over from the pairs: every row they need is allocated before
+ * any count moves, so a failure leaves the pairs as they were. */
+static int hist_rows_from_pairs(struct hist *h)
+{
+	uint32_t **rows = calloc(HIST_ROWS, sizeof(*rows));
+
+	if (!rows)
+		return -ENOMEM;
+	for (uint16_t i = 0; i < h->npairs; i++) {
+		uint32_t **row = &rows[h->pairs[i].bucket / HIST_SUB];
+
+		if (!*row && !(*row = calloc(HIST_SUB, sizeof(**row)))) {
+			rows_free(rows);
+			return -ENOMEM;
+		}
+	}
+	for (uint16_t i = 0; i < h->npairs; i++)
+		rows[h->pairs[i].bucket / HIST_SUB][h->pairs[i].bucket % HIST_SUB] += h->pairs[i].count;
+	free(h->pairs);
+	h->pairs = NULL;
+	h->npairs = h->pairs_cap = 0;
+	h->rows = rows;
+	return 0;
+}
+
+/* One more sample in bucket k (count of them, 0 to leave the listed
+ * samples only), counted in pairs while they are few, then in rows: 0 or
+ * -ENOMEM. */
 static int hist_put(struct hist *h, unsigned k, uint32_t count)
 {
 	uint32_t **row;
 
 	if (!h->rows) {
-		uint32_t **rows = calloc(HIST_ROWS, sizeof(*rows));
+		uint16_t i = 0;
 
-		if (!rows)
+		if (!h->pairs && hist_pairs_from_list(h))
 			return -ENOMEM;
-		h->rows = rows;
-		/* the listed samples move into rows (the first row is new: no failure
-		 * can leave one counted twice, as each put allocates before counting) */
-		for (uint64_t i = 0; i < h->n && i < HIST_SMALL; i++)
-			if (hist_put(h, h->small[i], 1))
+		if (!count)
+			return 0;
+		while (i < h->npairs && h->pairs[i].bucket != k)
+			i++;
+		if (i < h->npairs) {
+			h->pairs[i].count += count;
+			return 0;
+		}
+		if (h->npairs == h->pairs_cap && h->pairs_cap < HIST_PAIRS) {
+			struct hist_pair *p = realloc(h->pairs, 2u * h->pairs_cap * sizeof(*p));
+
+			if (!p)
 				return -ENOMEM;
+			h->pairs = p;
+			h->pairs_cap *= 2;
+		}
+		if (h->npairs < h->pairs_cap) {
+			h->pairs[h->npairs++] = (struct hist_pair){.bucket = (uint16_t)k, .count = count};
+			return 0;
+		}
+		if (hist_rows_from_pairs(h))
+			return -ENOMEM;
 	}
 	row = &h->rows[k / HIST_SUB];
 	if (!*row && !(*row = calloc(HIST_SUB, sizeof(**row))))
@@ -45,7 +120,7 @@ int hist_add_slow(struct hist *h, uint64_t v)
 {
 	unsigned k = hist_bucket_of(v);
 
-	if (h->rows || h->n >= HIST_SMALL) {
+	if (h->rows || h->pairs || h->n >= HIST_SMALL) {
 		if (hist_put(h, k, 1))
 			return -ENOMEM;
 	} else {
@@ -80,12 +155,30 @@ static unsigned hist_rank_bucket(const struct hist *h, uint64_t rank)
 {
 	uint64_t seen = 0;
 
-	if (!h->rows) {
+	if (!h->rows && !h->pairs) {
 		uint16_t s[HIST_SMALL];
 
 		memcpy(s, h->small, (size_t)h->n * sizeof(*s));
 		qsort(s, (size_t)h->n, sizeof(*s), cmp_u16);
 		return s[rank - 1];
+	}
+	if (!h->rows) {
+		struct hist_pair p[HIST_PAIRS];
+
+		/* few: in bucket order by insertion */
+		for (uint16_t i = 0; i < h->npairs; i++) {
+			uint16_t j = i;
+
+			for (; j && p[j - 1].bucket > h->pairs[i].bucket; j--)
+				p[j] = p[j - 1];
+			p[j] = h->pairs[i];
+		}
+		for (uint16_t i = 0; i < h->npairs; i++) {
+			seen += p[i].count;
+			if (seen >= rank)
+				return p[i].bucket;
+		}
+		return HIST_BUCKETS;
 	}
 	for (unsigned r = 0; r < HIST_ROWS; r++) {
 		if (!h->rows[r])
@@ -130,10 +223,8 @@ double hist_mean(const struct hist *h)
 
 void hist_free(struct hist *h)
 {
-	if (h->rows)
-		for (unsigned r = 0; r < HIST_ROWS; r++)
-			free(h->rows[r]);
-	free(h->rows);
+	rows_free(h->rows);
+	free(h->pairs);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -252,12 +343,16 @@ static int class_apply(struct class_stats *c, const struct class_upd *u)
 	return 0;
 }
 
-/* Brings in the histogram row a sample v will count in, if h has rows:
- * their table first (stage 0), then the row (stage 1). */
+/* Brings in where a sample v will count in h: its pairs, or its rows'
+ * table (stage 0), then the row (stage 1). */
 static void hist_prefetch(const struct hist *h, uint64_t v, int stage)
 {
 	unsigned k = hist_bucket_of(v);
 
+	if (h->pairs && !stage) {
+		__builtin_prefetch(h->pairs, 1);
+		__builtin_prefetch(h->pairs + h->pairs_cap - 1, 1);
+	}
 	if (!h->rows)
 		return;
 	if (!stage)
@@ -392,10 +487,14 @@ int hist_merge(struct hist *to, const struct hist *from)
 		to->min = from->min;
 		to->max = from->max;
 	}
-	/* to's counts in rows (its listed samples moved there first) */
-	if (!to->rows && hist_put(to, 0, 0))
+	/* to's counts in pairs or rows (its listed samples moved there first) */
+	if (!to->rows && !to->pairs && hist_put(to, 0, 0))
 		return -ENOMEM;
-	if (!from->rows) {
+	if (from->pairs) {
+		for (uint16_t i = 0; i < from->npairs; i++)
+			if (hist_put(to, from->pairs[i].bucket, from->pairs[i].count))
+				return -ENOMEM;
+	} else if (!from->rows) {
 		for (uint64_t i = 0; i < from->n; i++)
 			if (hist_put(to, from->small[i], 1))
 				return -ENOMEM;

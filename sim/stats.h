@@ -16,6 +16,12 @@
 #define HIST_BUCKETS (HIST_SUB * 58)
 #define HIST_ROWS (HIST_BUCKETS / HIST_SUB)
 #define HIST_SMALL 12
+#define HIST_PAIRS_FIRST 16 /* >= HIST_SMALL: the listed samples fit */
+#define HIST_PAIRS 32
+struct hist_pair {
+	uint16_t bucket;
+	uint32_t count;
+};
 struct hist {
 	uint64_t n;
 	uint64_t min, max;
@@ -25,11 +31,16 @@ struct hist {
 	uint64_t sum_u64;
 	long double sum_wide;
 	int wide;
+	uint16_t npairs, pairs_cap;
 	/* The counts, by rows of HIST_SUB buckets (one power of two each), a row
 	 * allocated at its first sample; until HIST_SMALL samples, no rows: the
-	 * buckets of the n samples are listed in small. A root with thousands of
-	 * classes (sfq's buckets) so costs little per class. */
+	 * buckets of the n samples are listed in small; past them, while they
+	 * fall in at most HIST_PAIRS buckets, pairs of bucket and count (a
+	 * class's delays are often alike: a table of rows and a row would take
+	 * a kilobyte for a few buckets). A root with thousands of classes
+	 * (sfq's buckets) so costs little per class. */
 	uint32_t **rows;
+	struct hist_pair *pairs;
 	uint16_t small[HIST_SMALL];
 };
 /* Adds a sample: 0, or -ENOMEM (a sample in a new row allocates). */

@@ -97,11 +97,56 @@ static void test_quantiles(void)
 			v[i] = sample();
 			CU_ASSERT_EQUAL(hist_add(&h, v[i]), 0);
 		}
-		CU_ASSERT_EQUAL(h.rows != NULL, n > HIST_SMALL);
+		CU_ASSERT_EQUAL(h.rows || h.pairs, n > HIST_SMALL);
 		check_hist(&h, v, n);
 		hist_free(&h);
 		free(v);
 	}
+}
+
+/* Many samples in few buckets: counted in pairs up to HIST_PAIRS buckets,
+ * in rows from the next one, quantiles the same either way; and merges
+ * of pairs into listed, paired and counted histograms. */
+static void test_pairs(void)
+{
+	enum { N = 3000 };
+	uint64_t *v = malloc(2 * N * sizeof(*v));
+	struct hist h = {0}, l = {0}, m = {0};
+
+	/* values 1000 apart from 300000 ns: one bucket each (2048 ns wide) */
+	for (size_t i = 0; i < N; i++) {
+		v[i] = 300000 + 4096 * (lcg() % HIST_PAIRS) + lcg() % 1000;
+		CU_ASSERT_EQUAL(hist_add(&h, v[i]), 0);
+	}
+	CU_ASSERT_PTR_NULL(h.rows);
+	CU_ASSERT_PTR_NOT_NULL(h.pairs);
+	CU_ASSERT_EQUAL(h.npairs, HIST_PAIRS);
+	check_hist(&h, v, N);
+	/* a listed one takes the pairs in */
+	for (size_t i = 0; i < 5; i++) {
+		v[N + i] = sample();
+		CU_ASSERT_EQUAL(hist_add(&l, v[N + i]), 0);
+	}
+	CU_ASSERT_EQUAL(hist_merge(&l, &h), 0);
+	check_hist(&l, v, N + 5);
+	/* one bucket more: rows */
+	v[N] = 300000 + 4096 * HIST_PAIRS;
+	CU_ASSERT_EQUAL(hist_add(&h, v[N]), 0);
+	CU_ASSERT_PTR_NOT_NULL(h.rows);
+	CU_ASSERT_PTR_NULL(h.pairs);
+	check_hist(&h, v, N + 1);
+	/* pairs into rows */
+	for (size_t i = 0; i < 20; i++) {
+		v[N + 1 + i] = 300000 + 4096 * (i % 3);
+		CU_ASSERT_EQUAL(hist_add(&m, v[N + 1 + i]), 0);
+	}
+	CU_ASSERT_PTR_NOT_NULL(m.pairs);
+	CU_ASSERT_EQUAL(hist_merge(&h, &m), 0);
+	check_hist(&h, v, N + 21);
+	hist_free(&h);
+	hist_free(&l);
+	hist_free(&m);
+	free(v);
 }
 
 /* Merges of listed and counted histograms into empty, listed and counted
@@ -169,6 +214,7 @@ int main(void)
 	s = CU_add_suite("stats", NULL, NULL);
 	CU_add_test(s, "quantiles: listed and counted samples", test_quantiles);
 	CU_add_test(s, "merges of listed and counted histograms", test_merge);
+	CU_add_test(s, "few buckets: pairs, then rows", test_pairs);
 	CU_add_test(s, "classes in any order: found, then sorted", test_classes);
 	return unit_run();
 }

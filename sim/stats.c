@@ -387,10 +387,14 @@ static int class_log_apply(struct dev_stats *st)
 			idx[j % (4 * CLASS_AHEAD)] = k;
 			if (k >= 0) {
 				c = &st->classes[k];
+				/* a drop counts in the record's first 40 bytes */
 				__builtin_prefetch(c, 1);
-				__builtin_prefetch((const char *)c + 64, 1);
-				__builtin_prefetch((const char *)c + 128, 1);
-				__builtin_prefetch((const char *)c + sizeof(*c) - 1, 1);
+				__builtin_prefetch((const char *)c + 39, 1);
+				if (!(st->log[j].len & CLASS_UPD_DROP)) {
+					__builtin_prefetch((const char *)c + 100, 1);
+					__builtin_prefetch((const char *)c + 164, 1);
+					__builtin_prefetch((const char *)c + sizeof(*c) - 1, 1);
+				}
 			}
 		}
 		for (int stage = 0; stage < 2; stage++) {

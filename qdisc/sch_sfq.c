@@ -65,16 +65,16 @@ struct sfq_key {
 	uint64_t w[5];
 };
 
-/* A bucket's place in tuple mode's index, apart from its key so that a
- * walk along a chain reads 8 bytes a bucket, not 48 (with 65536 buckets
- * the keys take megabytes and each one read is a cache miss): the next
- * bucket of its chain and 32 more bits of its key's hash, which a key
- * must match before it is compared. */
-struct sfq_link {
-	int32_t chain; /* -1 at the end of the chain, SFQ_UNBOUND: no key */
-	uint32_t tag;
+/* A slot of tuple mode's key index (open addressing with linear probing,
+ * twice as many slots as buckets): 32 bits of the key's hash, whose low
+ * bits place it and which a key must match before it is compared, and
+ * the bucket + 1 (0: an empty slot). A lookup reads one or two of these
+ * neighbours, not the 40-byte keys: with 65536 buckets the keys take
+ * megabytes, and each one read is a cache miss. */
+struct sfq_islot {
+	uint32_t h32;
+	uint32_t b1;
 };
-#define SFQ_UNBOUND INT32_MIN
 
 struct sfq_sched_data {
 	uint32_t limit;
@@ -97,11 +97,12 @@ struct sfq_sched_data {
 	struct sfq_head dep[SFQ_MAX_DEPTH + 1];
 	struct pkt *peeked; /* qdisc_peek_dequeued's stash */
 
-	/* tuple mode: the key each bucket is bound to, found through index
-	 * chains */
+	/* tuple mode: the key each bucket is bound to (if isbound), found
+	 * through the index ix of 2 x divisor slots */
 	struct sfq_key *keys;
-	struct sfq_link *link;
-	int32_t *index;
+	uint8_t *isbound;
+	struct sfq_islot *ix;
+	uint32_t ixmask;
 	/* the buckets bound since the last reset, so a perturbation clears only
 	 * those (a full sweep of divisor entries per firing made a long, busy
 	 * run at divisor 65536 crawl); nbound > divisor: sweep everything */
@@ -367,14 +368,14 @@ static void sfq_key_pack(struct sfq_key *key, const struct flow_keys *fk)
 			    (uint64_t)sfq_key_word(fk, 2 * i + 1) << 32;
 }
 
-static uint32_t sfq_key_index(const struct sfq_sched_data *sd, const struct sfq_key *key);
+static uint32_t sfq_key_h32(const struct sfq_key *key);
 
 /* ht[b] = x, keeping nfree and nbusy */
 static void sfq_ht_set(struct sfq_sched_data *sd, uint32_t b, uint16_t x)
 {
 	uint32_t was = sd->ht[b] == SFQ_EMPTY_SLOT, is = x == SFQ_EMPTY_SLOT;
 
-	if (sd->link && sd->link[b].chain == SFQ_UNBOUND)
+	if (sd->isbound && !sd->isbound[b])
 		sd->nfree += is - was;
 	sd->nbusy += was - is;
 	sd->ht[b] = x;
@@ -382,24 +383,28 @@ static void sfq_ht_set(struct sfq_sched_data *sd, uint32_t b, uint16_t x)
 
 static void sfq_map_reset(struct sfq_sched_data *sd)
 {
-	if (!sd->link)
+	if (!sd->isbound)
 		return;
 	if (sd->nbound > sd->divisor) {
 		sd->nfree = 0;
+		memset(sd->ix, 0, sizeof(*sd->ix) * (sd->ixmask + 1));
 		for (uint32_t i = 0; i < sd->divisor; i++) {
-			sd->link[i].chain = SFQ_UNBOUND;
-			sd->index[i] = -1;
+			sd->isbound[i] = 0;
 			sd->nfree += sd->ht[i] == SFQ_EMPTY_SLOT;
 		}
 	} else {
-		/* every chain holds bound buckets only: emptying the heads of
-		 * theirs empties the index */
+		/* every slot in use holds a bound bucket, and a bucket's slot
+		 * lies in the run of used slots from its key's place: emptying
+		 * the run from each bound key's place empties the index (what is
+		 * left of a run after one is emptied is still a run) */
 		for (uint32_t i = 0; i < sd->nbound; i++) {
 			uint32_t b = sd->bound[i];
 
-			if (sd->link[b].chain != SFQ_UNBOUND) {
-				sd->index[sfq_key_index(sd, &sd->keys[b])] = -1;
-				sd->link[b].chain = SFQ_UNBOUND;
+			if (sd->isbound[b]) {
+				for (uint32_t k = sfq_key_h32(&sd->keys[b]) & sd->ixmask;
+				     sd->ix[k].b1; k = (k + 1) & sd->ixmask)
+					sd->ix[k].b1 = 0;
+				sd->isbound[b] = 0;
 				sd->nfree += sd->ht[b] == SFQ_EMPTY_SLOT;
 			}
 		}
@@ -409,9 +414,8 @@ static void sfq_map_reset(struct sfq_sched_data *sd)
 }
 
 /* Only an index into tcsim's own key table (never a bucket number the
- * kernel would see), so a cheap multiply-xor mix is enough: the index
- * from its high half, the tag from its low half. */
-static uint64_t sfq_key_hash(const struct sfq_key *key)
+ * kernel would see), so a cheap multiply-xor mix is enough. */
+static uint32_t sfq_key_h32(const struct sfq_key *key)
 {
 	const uint64_t *w = key->w;
 	uint64_t a, b;
@@ -421,12 +425,8 @@ static uint64_t sfq_key_hash(const struct sfq_key *key)
 	b = (0xc2b2ae3d27d4eb4full ^ w[1]) * 0xc4ceb9fe1a85ec53ull;
 	a = (a ^ w[2]) * 0xff51afd7ed558ccdull;
 	b = (b ^ w[3]) * 0xc4ceb9fe1a85ec53ull;
-	return (a ^ w[4] ^ (b >> 29) ^ b) * 0xff51afd7ed558ccdull;
-}
-
-static uint32_t sfq_key_index(const struct sfq_sched_data *sd, const struct sfq_key *key)
-{
-	return (uint32_t)(sfq_key_hash(key) >> 32) & (sd->divisor - 1);
+	a = (a ^ w[4] ^ (b >> 29) ^ b) * 0xff51afd7ed558ccdull;
+	return (uint32_t)(a >> 32);
 }
 
 static int sfq_key_equal(const struct sfq_key *x, const struct sfq_key *y)
@@ -436,14 +436,25 @@ static int sfq_key_equal(const struct sfq_key *x, const struct sfq_key *y)
 	return !((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]) | (a[4] ^ b[4]));
 }
 
+/* Bucket b loses its key: its index slot is emptied, and the slots after
+ * it that a lookup would then no longer reach move back (linear probing's
+ * deletion: an entry stays where it is while its place lies cyclically
+ * after the emptied slot and not after the entry). */
 static void sfq_unbind(struct sfq_sched_data *sd, uint32_t b)
 {
-	int32_t *link = &sd->index[sfq_key_index(sd, &sd->keys[b])];
+	uint32_t m = sd->ixmask, i = sfq_key_h32(&sd->keys[b]) & m, j, k;
 
-	while (*link != (int32_t)b)
-		link = &sd->link[*link].chain;
-	*link = sd->link[b].chain;
-	sd->link[b].chain = SFQ_UNBOUND;
+	while (sd->ix[i].b1 != b + 1)
+		i = (i + 1) & m;
+	for (j = (i + 1) & m; sd->ix[j].b1; j = (j + 1) & m) {
+		k = sd->ix[j].h32 & m;
+		if (i <= j ? i < k && k <= j : i < k || k <= j)
+			continue;
+		sd->ix[i] = sd->ix[j];
+		i = j;
+	}
+	sd->ix[i].b1 = 0;
+	sd->isbound[b] = 0;
 	sd->nfree += sd->ht[b] == SFQ_EMPTY_SLOT;
 }
 
@@ -453,24 +464,21 @@ static void sfq_unbind(struct sfq_sched_data *sd, uint32_t b)
  * no room (with flows <= divisor, no free slot either). */
 static int32_t sfq_tuple_bucket(struct sfq_sched_data *sd, const struct sfq_key *key)
 {
-	uint32_t h, tag, mask = sd->divisor - 1, b;
-	uint64_t kh;
+	uint32_t h32, mask = sd->divisor - 1, b, k;
 	int32_t i;
 
 	/* a key is bound to one bucket at most: if the last one holds it, that is it */
-	if (sd->link[sd->last].chain != SFQ_UNBOUND && sfq_key_equal(&sd->keys[sd->last], key))
+	if (sd->isbound[sd->last] && sfq_key_equal(&sd->keys[sd->last], key))
 		return (int32_t)sd->last;
-	kh = sfq_key_hash(key);
-	h = (uint32_t)(kh >> 32) & mask;
-	tag = (uint32_t)kh;
-	for (i = sd->index[h]; i >= 0; i = sd->link[i].chain)
-		if (sd->link[i].tag == tag && sfq_key_equal(&sd->keys[i], key)) {
-			sd->last = (uint32_t)i;
-			return i;
+	h32 = sfq_key_h32(key);
+	for (k = h32 & sd->ixmask; sd->ix[k].b1; k = (k + 1) & sd->ixmask)
+		if (sd->ix[k].h32 == h32 && sfq_key_equal(&sd->keys[sd->ix[k].b1 - 1], key)) {
+			sd->last = sd->ix[k].b1 - 1;
+			return (int32_t)sd->last;
 		}
 	for (i = 0; sd->nfree && i < (int32_t)sd->divisor; i++) {
 		b = (sd->cursor + (uint32_t)i) & mask;
-		if (sd->link[b].chain == SFQ_UNBOUND && sd->ht[b] == SFQ_EMPTY_SLOT)
+		if (!sd->isbound[b] && sd->ht[b] == SFQ_EMPTY_SLOT)
 			goto take;
 	}
 	for (i = 0; sd->nbusy < sd->divisor && i < (int32_t)sd->divisor; i++) {
@@ -484,13 +492,17 @@ static int32_t sfq_tuple_bucket(struct sfq_sched_data *sd, const struct sfq_key 
 take:
 	sd->nfree -= sd->ht[b] == SFQ_EMPTY_SLOT; /* it is idle: it was free */
 	sd->keys[b] = *key;
-	sd->link[b].tag = tag;
+	sd->isbound[b] = 1;
 	if (sd->nbound < sd->divisor)
 		sd->bound[sd->nbound] = b;
 	if (sd->nbound <= sd->divisor)
 		sd->nbound++;
-	sd->link[b].chain = sd->index[h];
-	sd->index[h] = (int32_t)b;
+	/* the first empty slot from its place (an unbind may have moved the
+	 * slots the lookup saw) */
+	for (k = h32 & sd->ixmask; sd->ix[k].b1; k = (k + 1) & sd->ixmask)
+		;
+	sd->ix[k].h32 = h32;
+	sd->ix[k].b1 = b + 1;
 	sd->cursor = (b + 1) & mask;
 	sd->last = b;
 	return (int32_t)b;
@@ -1054,13 +1066,14 @@ static int sfq_init(struct qdisc *q, int argc, char **argv, char *err, size_t er
 	sd->slots = calloc(sd->maxflows, sizeof(*sd->slots));
 	if (sd->hash_mode == SFQ_HASH_TUPLE) {
 		sd->keys = malloc(sizeof(*sd->keys) * sd->divisor);
-		sd->link = malloc(sizeof(*sd->link) * sd->divisor);
-		sd->index = malloc(sizeof(*sd->index) * sd->divisor);
+		sd->isbound = malloc(sd->divisor);
+		sd->ixmask = 2 * sd->divisor - 1;
+		sd->ix = malloc(sizeof(*sd->ix) * 2 * sd->divisor);
 		sd->bound = malloc(sizeof(*sd->bound) * sd->divisor);
 	}
 	if (!sd->ht || !sd->slots ||
 	    (sd->hash_mode == SFQ_HASH_TUPLE &&
-	     (!sd->keys || !sd->link || !sd->index || !sd->bound))) {
+	     (!sd->keys || !sd->isbound || !sd->ix || !sd->bound))) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -1110,14 +1123,14 @@ static void sfq_destroy(struct qdisc *q)
 	free(sd->ht);
 	free(sd->slots);
 	free(sd->keys);
-	free(sd->link);
-	free(sd->index);
+	free(sd->isbound);
+	free(sd->ix);
 	free(sd->bound);
 	sd->ht = NULL;
 	sd->slots = NULL;
 	sd->keys = NULL;
-	sd->link = NULL;
-	sd->index = NULL;
+	sd->isbound = NULL;
+	sd->ix = NULL;
 	sd->bound = NULL;
 }
 

@@ -97,9 +97,10 @@ struct sfq_sched_data {
 	struct sfq_head dep[SFQ_MAX_DEPTH + 1];
 	struct pkt *peeked; /* qdisc_peek_dequeued's stash */
 
-	/* tuple mode: the key each bucket is bound to (if isbound), found
-	 * through the index ix of 2 x divisor slots */
+	/* tuple mode: the key each bucket is bound to (if isbound) and its
+	 * hash bits, found through the index ix of 2 x divisor slots */
 	struct sfq_key *keys;
+	uint32_t *keyh32;
 	uint8_t *isbound;
 	struct sfq_islot *ix;
 	uint32_t ixmask;
@@ -368,8 +369,6 @@ static void sfq_key_pack(struct sfq_key *key, const struct flow_keys *fk)
 			    (uint64_t)sfq_key_word(fk, 2 * i + 1) << 32;
 }
 
-static uint32_t sfq_key_h32(const struct sfq_key *key);
-
 /* ht[b] = x, keeping nfree and nbusy */
 static void sfq_ht_set(struct sfq_sched_data *sd, uint32_t b, uint16_t x)
 {
@@ -401,7 +400,7 @@ static void sfq_map_reset(struct sfq_sched_data *sd)
 			uint32_t b = sd->bound[i];
 
 			if (sd->isbound[b]) {
-				for (uint32_t k = sfq_key_h32(&sd->keys[b]) & sd->ixmask;
+				for (uint32_t k = sd->keyh32[b] & sd->ixmask;
 				     sd->ix[k].b1; k = (k + 1) & sd->ixmask)
 					sd->ix[k].b1 = 0;
 				sd->isbound[b] = 0;
@@ -442,7 +441,7 @@ static int sfq_key_equal(const struct sfq_key *x, const struct sfq_key *y)
  * after the emptied slot and not after the entry). */
 static void sfq_unbind(struct sfq_sched_data *sd, uint32_t b)
 {
-	uint32_t m = sd->ixmask, i = sfq_key_h32(&sd->keys[b]) & m, j, k;
+	uint32_t m = sd->ixmask, i = sd->keyh32[b] & m, j, k;
 
 	while (sd->ix[i].b1 != b + 1)
 		i = (i + 1) & m;
@@ -470,6 +469,11 @@ static int32_t sfq_tuple_bucket(struct sfq_sched_data *sd, const struct sfq_key 
 	/* a key is bound to one bucket at most: if the last one holds it, that is it */
 	if (sd->isbound[sd->last] && sfq_key_equal(&sd->keys[sd->last], key))
 		return (int32_t)sd->last;
+	/* a new key usually takes the bucket at the cursor, unbinding its old
+	 * key: that key's index slot is fetched while this key's is looked
+	 * up, the two cache misses at once */
+	if (sd->isbound[sd->cursor] && sd->ht[sd->cursor] == SFQ_EMPTY_SLOT)
+		__builtin_prefetch(&sd->ix[sd->keyh32[sd->cursor] & sd->ixmask], 1);
 	h32 = sfq_key_h32(key);
 	for (k = h32 & sd->ixmask; sd->ix[k].b1; k = (k + 1) & sd->ixmask)
 		if (sd->ix[k].h32 == h32 && sfq_key_equal(&sd->keys[sd->ix[k].b1 - 1], key)) {
@@ -492,6 +496,7 @@ static int32_t sfq_tuple_bucket(struct sfq_sched_data *sd, const struct sfq_key 
 take:
 	sd->nfree -= sd->ht[b] == SFQ_EMPTY_SLOT; /* it is idle: it was free */
 	sd->keys[b] = *key;
+	sd->keyh32[b] = h32;
 	sd->isbound[b] = 1;
 	if (sd->nbound < sd->divisor)
 		sd->bound[sd->nbound] = b;
@@ -1066,6 +1071,7 @@ static int sfq_init(struct qdisc *q, int argc, char **argv, char *err, size_t er
 	sd->slots = calloc(sd->maxflows, sizeof(*sd->slots));
 	if (sd->hash_mode == SFQ_HASH_TUPLE) {
 		sd->keys = malloc(sizeof(*sd->keys) * sd->divisor);
+		sd->keyh32 = malloc(sizeof(*sd->keyh32) * sd->divisor);
 		sd->isbound = malloc(sd->divisor);
 		sd->ixmask = 2 * sd->divisor - 1;
 		sd->ix = malloc(sizeof(*sd->ix) * 2 * sd->divisor);
@@ -1073,7 +1079,8 @@ static int sfq_init(struct qdisc *q, int argc, char **argv, char *err, size_t er
 	}
 	if (!sd->ht || !sd->slots ||
 	    (sd->hash_mode == SFQ_HASH_TUPLE &&
-	     (!sd->keys || !sd->isbound || !sd->ix || !sd->bound))) {
+	     (!sd->keys || !sd->keyh32 || !sd->isbound || !sd->ix ||
+	      !sd->bound))) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -1123,12 +1130,14 @@ static void sfq_destroy(struct qdisc *q)
 	free(sd->ht);
 	free(sd->slots);
 	free(sd->keys);
+	free(sd->keyh32);
 	free(sd->isbound);
 	free(sd->ix);
 	free(sd->bound);
 	sd->ht = NULL;
 	sd->slots = NULL;
 	sd->keys = NULL;
+	sd->keyh32 = NULL;
 	sd->isbound = NULL;
 	sd->ix = NULL;
 	sd->bound = NULL;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hugemem.h"
 #include "stats.h"
 
 static uint64_t bucket_low(unsigned b)
@@ -303,7 +304,9 @@ static int class_index(struct dev_stats *st, uint32_t classid, int hint)
 	if (st->nclasses == st->classes_cap) {
 		int cap = st->classes_cap ? st->classes_cap * 2 : 4;
 
-		c = realloc(st->classes, (size_t)cap * sizeof(*c));
+		/* megabytes with thousands of classes, read at random */
+		c = hugemem_realloc(st->classes, (size_t)st->classes_cap * sizeof(*c),
+				    (size_t)cap * sizeof(*c));
 		if (!c)
 			return -1;
 		st->classes = c;
@@ -673,7 +676,7 @@ void stats_free(struct dev_stats *st)
 		hist_free(&st->sources[i].total_delay);
 	}
 	free(st->sources);
-	free(st->classes);
+	hugemem_free(st->classes, (size_t)st->classes_cap * sizeof(*st->classes));
 	free(st->class_map);
 	free(st->verdicts);
 	free(st->log);

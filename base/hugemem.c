@@ -28,9 +28,9 @@ static size_t page_round(size_t n)
 }
 
 /* n bytes (whole pages) starting on a huge page's boundary when they
- * span one, the first hint of them hinted for huge pages (a hint: without
- * THP, or with it off, the pages are small). */
-static void *map_aligned(size_t n, size_t hint)
+ * span one, hinted for huge pages (a hint: without THP, or with it off,
+ * the pages are small). */
+static void *map_aligned(size_t n)
 {
 	size_t al = n >= HUGE_PAGE ? HUGE_PAGE : 0;
 	char *r = mmap(NULL, n + al, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -47,23 +47,11 @@ static void *map_aligned(size_t n, size_t hint)
 		r = a;
 	}
 #ifdef MADV_HUGEPAGE
-	if (hint)
-		(void)madvise(r, hint, MADV_HUGEPAGE);
+	(void)madvise(r, n, MADV_HUGEPAGE);
 #endif
 	return r;
 }
 #endif
-
-void *hugemem_alloc(size_t n)
-{
-#ifdef HUGEMEM_MALLOC
-	return calloc(1, n);
-#else
-	/* never grown: only its whole huge pages are hinted, so a table a
-	 * run touches little of (sfq's keys with few flows) costs no more */
-	return map_aligned(page_round(n), n / HUGE_PAGE * HUGE_PAGE);
-#endif
-}
 
 void *hugemem_realloc(void *p, size_t old_n, size_t n)
 {
@@ -79,7 +67,7 @@ void *hugemem_realloc(void *p, size_t old_n, size_t n)
 
 	if (nn == on)
 		return p;
-	q = map_aligned(nn, nn);
+	q = map_aligned(nn);
 	/* the old pages move to the start of the new block: nothing is copied */
 	if (q && p && mremap(p, on, on, MREMAP_MAYMOVE | MREMAP_FIXED, q) == MAP_FAILED) {
 		munmap(q, nn);

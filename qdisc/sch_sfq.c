@@ -471,9 +471,11 @@ static int32_t sfq_tuple_bucket(struct sfq_sched_data *sd, const struct sfq_key 
 		return (int32_t)sd->last;
 	/* a new key usually takes the bucket at the cursor, unbinding its old
 	 * key: that key's index slot is fetched while this key's is looked
-	 * up, the two cache misses at once */
+	 * up, the two cache misses at once, and so is the key's room */
 	if (sd->isbound[sd->cursor] && sd->ht[sd->cursor] == SFQ_EMPTY_SLOT)
 		__builtin_prefetch(&sd->ix[sd->keyh32[sd->cursor] & sd->ixmask], 1);
+	__builtin_prefetch(&sd->keys[sd->cursor], 1);
+	__builtin_prefetch((const char *)&sd->keys[sd->cursor + 1] - 1, 1);
 	h32 = sfq_key_h32(key);
 	for (k = h32 & sd->ixmask; sd->ix[k].b1; k = (k + 1) & sd->ixmask)
 		if (sd->ix[k].h32 == h32 && sfq_key_equal(&sd->keys[sd->ix[k].b1 - 1], key)) {

@@ -27,14 +27,28 @@ static void rows_free(uint32_t **rows)
 	free(rows);
 }
 
-/* The pairs take over from the listed samples: 0 or -ENOMEM. */
+_Static_assert(sizeof(struct hist_pair) * HIST_INLINE <= sizeof(uint16_t) * HIST_SMALL,
+	       "the pairs kept in place of the list fit in it");
+
+/* The pairs of a histogram counting in pairs: its own array, or the few
+ * kept in place of the list. */
+static struct hist_pair *pairv(struct hist *h)
+{
+	return h->pairs ? h->pairs : h->inl;
+}
+
+static const struct hist_pair *cpairv(const struct hist *h)
+{
+	return h->pairs ? h->pairs : h->inl;
+}
+
+/* The pairs take over from the listed samples, in place of the list
+ * while they are HIST_INLINE at most: 0 or -ENOMEM. */
 static int hist_pairs_from_list(struct hist *h)
 {
-	struct hist_pair *p = malloc(HIST_PAIRS_FIRST * sizeof(*p));
+	struct hist_pair p[HIST_SMALL], *q;
 	uint16_t np = 0;
 
-	if (!p)
-		return -ENOMEM;
 	for (uint64_t i = 0; i < h->n && i < HIST_SMALL; i++) {
 		uint16_t j = 0;
 
@@ -44,9 +58,17 @@ static int hist_pairs_from_list(struct hist *h)
 			p[np++] = (struct hist_pair){.bucket = h->small[i]};
 		p[j].count++;
 	}
-	h->pairs = p;
+	if (np <= HIST_INLINE) {
+		memcpy(h->inl, p, np * sizeof(*p)); /* over the list, read above */
+		h->pairs_cap = HIST_INLINE;
+	} else {
+		if (!(q = malloc(HIST_PAIRS_FIRST * sizeof(*q))))
+			return -ENOMEM;
+		memcpy(q, p, np * sizeof(*p));
+		h->pairs = q;
+		h->pairs_cap = HIST_PAIRS_FIRST;
+	}
 	h->npairs = np;
-	h->pairs_cap = HIST_PAIRS_FIRST;
 	return 0;
 }
 
@@ -58,8 +80,10 @@ static int hist_rows_from_pairs(struct hist *h)
 
 	if (!rows)
 		return -ENOMEM;
+	const struct hist_pair *pv = cpairv(h);
+
 	for (uint16_t i = 0; i < h->npairs; i++) {
-		uint32_t **row = &rows[h->pairs[i].bucket / HIST_SUB];
+		uint32_t **row = &rows[pv[i].bucket / HIST_SUB];
 
 		if (!*row && !(*row = calloc(HIST_SUB, sizeof(**row)))) {
 			rows_free(rows);
@@ -67,7 +91,7 @@ static int hist_rows_from_pairs(struct hist *h)
 		}
 	}
 	for (uint16_t i = 0; i < h->npairs; i++)
-		rows[h->pairs[i].bucket / HIST_SUB][h->pairs[i].bucket % HIST_SUB] += h->pairs[i].count;
+		rows[pv[i].bucket / HIST_SUB][pv[i].bucket % HIST_SUB] += pv[i].count;
 	free(h->pairs);
 	h->pairs = NULL;
 	h->npairs = h->pairs_cap = 0;
@@ -83,28 +107,33 @@ static int hist_put(struct hist *h, unsigned k, uint32_t count)
 	uint32_t **row;
 
 	if (!h->rows) {
+		struct hist_pair *pv;
 		uint16_t i = 0;
 
-		if (!h->pairs && hist_pairs_from_list(h))
+		if (!h->pairs_cap && hist_pairs_from_list(h))
 			return -ENOMEM;
 		if (!count)
 			return 0;
-		while (i < h->npairs && h->pairs[i].bucket != k)
+		pv = pairv(h);
+		while (i < h->npairs && pv[i].bucket != k)
 			i++;
 		if (i < h->npairs) {
-			h->pairs[i].count += count;
+			pv[i].count += count;
 			return 0;
 		}
 		if (h->npairs == h->pairs_cap && h->pairs_cap < HIST_PAIRS) {
-			struct hist_pair *p = realloc(h->pairs, 2u * h->pairs_cap * sizeof(*p));
+			uint16_t cap = h->pairs ? 2 * h->pairs_cap : HIST_PAIRS_FIRST;
+			struct hist_pair *p = realloc(h->pairs, cap * sizeof(*p));
 
 			if (!p)
 				return -ENOMEM;
-			h->pairs = p;
-			h->pairs_cap *= 2;
+			if (!h->pairs) /* out of place */
+				memcpy(p, h->inl, h->npairs * sizeof(*p));
+			h->pairs = pv = p;
+			h->pairs_cap = cap;
 		}
 		if (h->npairs < h->pairs_cap) {
-			h->pairs[h->npairs++] = (struct hist_pair){.bucket = (uint16_t)k, .count = count};
+			pv[h->npairs++] = (struct hist_pair){.bucket = (uint16_t)k, .count = count};
 			return 0;
 		}
 		if (hist_rows_from_pairs(h))
@@ -121,7 +150,7 @@ int hist_add_slow(struct hist *h, uint64_t v)
 {
 	unsigned k = hist_bucket_of(v);
 
-	if (h->rows || h->pairs || h->n >= HIST_SMALL) {
+	if (h->rows || h->pairs_cap || h->n >= HIST_SMALL) {
 		if (hist_put(h, k, 1))
 			return -ENOMEM;
 	} else {
@@ -156,7 +185,7 @@ static unsigned hist_rank_bucket(const struct hist *h, uint64_t rank)
 {
 	uint64_t seen = 0;
 
-	if (!h->rows && !h->pairs) {
+	if (!h->rows && !h->pairs_cap) {
 		uint16_t s[HIST_SMALL];
 
 		memcpy(s, h->small, (size_t)h->n * sizeof(*s));
@@ -164,15 +193,16 @@ static unsigned hist_rank_bucket(const struct hist *h, uint64_t rank)
 		return s[rank - 1];
 	}
 	if (!h->rows) {
+		const struct hist_pair *pv = cpairv(h);
 		struct hist_pair p[HIST_PAIRS];
 
 		/* few: in bucket order by insertion */
 		for (uint16_t i = 0; i < h->npairs; i++) {
 			uint16_t j = i;
 
-			for (; j && p[j - 1].bucket > h->pairs[i].bucket; j--)
+			for (; j && p[j - 1].bucket > pv[i].bucket; j--)
 				p[j] = p[j - 1];
-			p[j] = h->pairs[i];
+			p[j] = pv[i];
 		}
 		for (uint16_t i = 0; i < h->npairs; i++) {
 			seen += p[i].count;
@@ -495,11 +525,13 @@ int hist_merge(struct hist *to, const struct hist *from)
 		to->max = from->max;
 	}
 	/* to's counts in pairs or rows (its listed samples moved there first) */
-	if (!to->rows && !to->pairs && hist_put(to, 0, 0))
+	if (!to->rows && !to->pairs_cap && hist_put(to, 0, 0))
 		return -ENOMEM;
-	if (from->pairs) {
+	if (from->pairs_cap) {
+		const struct hist_pair *pv = cpairv(from);
+
 		for (uint16_t i = 0; i < from->npairs; i++)
-			if (hist_put(to, from->pairs[i].bucket, from->pairs[i].count))
+			if (hist_put(to, pv[i].bucket, pv[i].count))
 				return -ENOMEM;
 	} else if (!from->rows) {
 		for (uint64_t i = 0; i < from->n; i++)

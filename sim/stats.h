@@ -16,6 +16,7 @@
 #define HIST_BUCKETS (HIST_SUB * 58)
 #define HIST_ROWS (HIST_BUCKETS / HIST_SUB)
 #define HIST_SMALL 12
+#define HIST_INLINE 3 /* pairs kept in place of the list: as many as fit */
 #define HIST_PAIRS_FIRST 16 /* >= HIST_SMALL: the listed samples fit */
 #define HIST_PAIRS 32
 struct hist_pair {
@@ -37,11 +38,15 @@ struct hist {
 	 * buckets of the n samples are listed in small; past them, while they
 	 * fall in at most HIST_PAIRS buckets, pairs of bucket and count (a
 	 * class's delays are often alike: a table of rows and a row would take
-	 * a kilobyte for a few buckets). A root with thousands of classes
-	 * (sfq's buckets) so costs little per class. */
+	 * a kilobyte for a few buckets), the first HIST_INLINE of them where
+	 * the list was (pairs_cap is not 0 once they count). A root with
+	 * thousands of classes (sfq's buckets) so costs little per class. */
 	uint32_t **rows;
-	struct hist_pair *pairs;
-	uint16_t small[HIST_SMALL];
+	struct hist_pair *pairs; /* NULL while they fit in inl */
+	union {
+		uint16_t small[HIST_SMALL];
+		struct hist_pair inl[HIST_INLINE];
+	};
 };
 /* Adds a sample: 0, or -ENOMEM (a sample in a new row allocates). */
 int hist_add_slow(struct hist *h, uint64_t v);

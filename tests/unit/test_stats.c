@@ -97,7 +97,7 @@ static void test_quantiles(void)
 			v[i] = sample();
 			CU_ASSERT_EQUAL(hist_add(&h, v[i]), 0);
 		}
-		CU_ASSERT_EQUAL(h.rows || h.pairs, n > HIST_SMALL);
+		CU_ASSERT_EQUAL(h.rows || h.pairs_cap, n > HIST_SMALL);
 		check_hist(&h, v, n);
 		hist_free(&h);
 		free(v);
@@ -140,13 +140,50 @@ static void test_pairs(void)
 		v[N + 1 + i] = 300000 + 4096 * (i % 3);
 		CU_ASSERT_EQUAL(hist_add(&m, v[N + 1 + i]), 0);
 	}
-	CU_ASSERT_PTR_NOT_NULL(m.pairs);
+	/* three buckets: the pairs in place of the list */
+	CU_ASSERT_PTR_NULL(m.pairs);
+	CU_ASSERT_EQUAL(m.pairs_cap, HIST_INLINE);
+	CU_ASSERT_EQUAL(m.npairs, 3);
+	check_hist(&m, v + N + 1, 20);
 	CU_ASSERT_EQUAL(hist_merge(&h, &m), 0);
 	check_hist(&h, v, N + 21);
 	hist_free(&h);
 	hist_free(&l);
 	hist_free(&m);
 	free(v);
+}
+
+/* Pairs in place of the list, then in an array of their own as buckets
+ * come, and merged into an empty histogram and a listed one. */
+static void test_pairs_inline(void)
+{
+	uint64_t v[40];
+	struct hist h = {0}, e = {0}, l = {0};
+	size_t n = 0;
+
+	for (; n < HIST_SMALL + 1; n++) {
+		v[n] = 300000 + 4096 * (n % 2);
+		CU_ASSERT_EQUAL(hist_add(&h, v[n]), 0);
+	}
+	CU_ASSERT_PTR_NULL(h.pairs);
+	CU_ASSERT_EQUAL(h.npairs, 2);
+	check_hist(&h, v, n);
+	for (; n < 30; n++) {
+		v[n] = 300000 + 4096 * (n % 5);
+		CU_ASSERT_EQUAL(hist_add(&h, v[n]), 0);
+		check_hist(&h, v, n + 1);
+	}
+	CU_ASSERT_PTR_NOT_NULL(h.pairs);
+	CU_ASSERT_EQUAL(h.npairs, 5);
+	CU_ASSERT_EQUAL(hist_merge(&e, &h), 0);
+	check_hist(&e, v, n);
+	v[n] = 77;
+	CU_ASSERT_EQUAL(hist_add(&l, v[n]), 0);
+	CU_ASSERT_EQUAL(hist_merge(&l, &h), 0);
+	check_hist(&l, v, n + 1);
+	hist_free(&h);
+	hist_free(&e);
+	hist_free(&l);
 }
 
 /* Merges of listed and counted histograms into empty, listed and counted
@@ -215,6 +252,7 @@ int main(void)
 	CU_add_test(s, "quantiles: listed and counted samples", test_quantiles);
 	CU_add_test(s, "merges of listed and counted histograms", test_merge);
 	CU_add_test(s, "few buckets: pairs, then rows", test_pairs);
+	CU_add_test(s, "pairs in place of the list, then their own", test_pairs_inline);
 	CU_add_test(s, "classes in any order: found, then sorted", test_classes);
 	return unit_run();
 }

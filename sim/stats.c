@@ -483,7 +483,10 @@ static int class_account(struct dev_stats *st, const struct pkt *p, uint32_t dro
 		u.queue_delay = p->t_dequeue - p->t_arrive;
 		u.total_delay = p->t_depart - p->t_arrive;
 	}
-	if (st->defer) {
+	/* a few classes stay in the caches: the log would only add work. A
+	 * device logs from its STATS_DEFER_CLASSES-th class on (classes are
+	 * never removed, so no class is accounted out of its order) */
+	if (st->defer && st->nclasses >= STATS_DEFER_CLASSES) {
 		st->log[st->nlog++] = u;
 		return st->nlog == STATS_LOG ? class_log_apply(st) : 0;
 	}

@@ -115,6 +115,7 @@ struct class_upd {
 };
 #define CLASS_UPD_DROP 0x80000000u
 #define STATS_LOG 512
+#define STATS_DEFER_CLASSES 1024 /* 240 KiB of records: from there on, log */
 
 /* A slot of the class index: a classid and its record's index + 1 (0: empty). */
 struct class_slot {

@@ -242,6 +242,72 @@ static void test_classes(void)
 	stats_free(&st);
 }
 
+/* A run's deferred class accounting (a log applied in batches, its loads
+ * started ahead) gives what immediate accounting gives: the same classes,
+ * counters and histograms, for thousands of classes in a scrambled order,
+ * with a second source's first arrival (which merges the classes) and a
+ * lookup between. */
+static void test_deferred(void)
+{
+	struct dev_stats a = {0}, b = {0};
+	enum { N = 40000, C = 3000 };
+
+	stats_defer_begin(&b);
+	CU_ASSERT_EQUAL(b.defer, 1);
+	for (uint32_t i = 0; i < N; i++) {
+		struct pkt p = {.len = 60 + (uint32_t)(lcg() % 1400), .source = i > N / 2};
+
+		p.leaf_classid = 0x80010000u + (uint32_t)(lcg() % C) + 1;
+		p.t_arrive = lcg() % 1000000;
+		p.t_dequeue = p.t_arrive + sample() % 100000000;
+		p.t_depart = p.t_dequeue + lcg() % 20000;
+		if (i == N / 2 + 1) {
+			CU_ASSERT_EQUAL(stats_source_arrived(&a, 1, "two", 0), 0);
+			CU_ASSERT_EQUAL(stats_source_arrived(&b, 1, "two", 0), 0);
+		}
+		if (i == 0) {
+			CU_ASSERT_EQUAL(stats_source_arrived(&a, 0, "one", 0), 0);
+			CU_ASSERT_EQUAL(stats_source_arrived(&b, 0, "one", 0), 0);
+		}
+		if (lcg() % 3) {
+			CU_ASSERT_EQUAL(stats_sent(&a, &p), 0);
+			CU_ASSERT_EQUAL(stats_sent(&b, &p), 0);
+		} else {
+			p.drop = DROP_QDISC_LIMIT;
+			CU_ASSERT_EQUAL(stats_dropped(&a, &p), 0);
+			CU_ASSERT_EQUAL(stats_dropped(&b, &p), 0);
+		}
+		if (i == N / 4)
+			CU_ASSERT_EQUAL(stats_class(&b, 0x80010000u + 7)->packets,
+					stats_class(&a, 0x80010000u + 7)->packets);
+	}
+	CU_ASSERT(b.nlog > 0); /* something was held */
+	CU_ASSERT_EQUAL(stats_defer_end(&b), 0);
+	CU_ASSERT_EQUAL(b.nlog, 0);
+	CU_ASSERT_EQUAL(stats_sort_classes(&a), 0);
+	CU_ASSERT_EQUAL(stats_sort_classes(&b), 0);
+	CU_ASSERT_EQUAL_FATAL(a.nclasses, b.nclasses);
+	for (int i = 0; i < a.nclasses; i++) {
+		const struct class_stats *x = &a.classes[i], *y = &b.classes[i];
+
+		CU_ASSERT_EQUAL(x->classid, y->classid);
+		CU_ASSERT_EQUAL(x->packets, y->packets);
+		CU_ASSERT_EQUAL(x->bytes, y->bytes);
+		CU_ASSERT_EQUAL(x->drops, y->drops);
+		CU_ASSERT_EQUAL(x->drop_bytes, y->drop_bytes);
+		CU_ASSERT_EQUAL(x->queue_delay.n, y->queue_delay.n);
+		CU_ASSERT_EQUAL(x->total_delay.sum_u64, y->total_delay.sum_u64);
+		CU_ASSERT_EQUAL(x->queue_delay.max, y->queue_delay.max);
+		CU_ASSERT_EQUAL(hist_quantile(&x->queue_delay, 0.5), hist_quantile(&y->queue_delay, 0.5));
+		CU_ASSERT_EQUAL(hist_quantile(&x->total_delay, 0.9), hist_quantile(&y->total_delay, 0.9));
+	}
+	CU_ASSERT_EQUAL(a.sources[0].queue_delay.n, b.sources[0].queue_delay.n);
+	CU_ASSERT_EQUAL(a.sources[0].queue_delay.sum_u64, b.sources[0].queue_delay.sum_u64);
+	CU_ASSERT(a.sources[0].queue_delay.n > 0);
+	stats_free(&a);
+	stats_free(&b);
+}
+
 int main(void)
 {
 	CU_pSuite s;
@@ -254,5 +320,6 @@ int main(void)
 	CU_add_test(s, "few buckets: pairs, then rows", test_pairs);
 	CU_add_test(s, "pairs in place of the list, then their own", test_pairs_inline);
 	CU_add_test(s, "classes in any order: found, then sorted", test_classes);
+	CU_add_test(s, "deferred class accounting: as immediate", test_deferred);
 	return unit_run();
 }

@@ -114,6 +114,13 @@ static int hist_put(struct hist *h, unsigned k, uint32_t count)
 			return -ENOMEM;
 		if (!count)
 			return 0;
+		/* a busy class: rows, where a sample is counted without a search
+		 * (inline, hist_add) */
+		if (h->n >= HIST_PAIRS_SAMPLES) {
+			if (hist_rows_from_pairs(h))
+				return -ENOMEM;
+			goto rows;
+		}
 		pv = pairv(h);
 		while (i < h->npairs && pv[i].bucket != k)
 			i++;
@@ -139,6 +146,7 @@ static int hist_put(struct hist *h, unsigned k, uint32_t count)
 		if (hist_rows_from_pairs(h))
 			return -ENOMEM;
 	}
+rows:
 	row = &h->rows[k / HIST_SUB];
 	if (!*row && !(*row = calloc(HIST_SUB, sizeof(**row))))
 		return -ENOMEM;

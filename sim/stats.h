@@ -19,6 +19,7 @@
 #define HIST_INLINE 3 /* pairs kept in place of the list: as many as fit */
 #define HIST_PAIRS_FIRST 16 /* >= HIST_SMALL: the listed samples fit */
 #define HIST_PAIRS 32
+#define HIST_PAIRS_SAMPLES 64 /* from this many samples on, rows */
 struct hist_pair {
 	uint16_t bucket;
 	uint32_t count;
@@ -36,7 +37,8 @@ struct hist {
 	/* The counts, by rows of HIST_SUB buckets (one power of two each), a row
 	 * allocated at its first sample; until HIST_SMALL samples, no rows: the
 	 * buckets of the n samples are listed in small; past them, while they
-	 * fall in at most HIST_PAIRS buckets, pairs of bucket and count (a
+	 * fall in at most HIST_PAIRS buckets and number fewer than
+	 * HIST_PAIRS_SAMPLES, pairs of bucket and count (a
 	 * class's delays are often alike: a table of rows and a row would take
 	 * a kilobyte for a few buckets), the first HIST_INLINE of them where
 	 * the list was (pairs_cap is not 0 once they count). A root with
@@ -115,7 +117,7 @@ struct class_upd {
 };
 #define CLASS_UPD_DROP 0x80000000u
 #define STATS_LOG 512
-#define STATS_DEFER_CLASSES 1024 /* 240 KiB of records: from there on, log */
+#define STATS_DEFER_CLASSES 4096 /* ~1 MiB of records, past a core's L2: log */
 
 /* A slot of the class index: a classid and its record's index + 1 (0: empty). */
 struct class_slot {

@@ -104,18 +104,19 @@ static void test_quantiles(void)
 	}
 }
 
-/* Many samples in few buckets: counted in pairs up to HIST_PAIRS buckets,
- * in rows from the next one, quantiles the same either way; and merges
- * of pairs into listed, paired and counted histograms. */
+/* Samples in few buckets: counted in pairs up to HIST_PAIRS buckets, in
+ * rows from the next one or from the HIST_PAIRS_SAMPLES-th sample,
+ * quantiles the same either way; and merges of pairs into listed, paired
+ * and counted histograms. */
 static void test_pairs(void)
 {
-	enum { N = 3000 };
+	enum { N = HIST_PAIRS_SAMPLES - 1 };
 	uint64_t *v = malloc(2 * N * sizeof(*v));
 	struct hist h = {0}, l = {0}, m = {0};
 
 	/* values 1000 apart from 300000 ns: one bucket each (2048 ns wide) */
 	for (size_t i = 0; i < N; i++) {
-		v[i] = 300000 + 4096 * (lcg() % HIST_PAIRS) + lcg() % 1000;
+		v[i] = 300000 + 4096 * (i % HIST_PAIRS) + lcg() % 1000;
 		CU_ASSERT_EQUAL(hist_add(&h, v[i]), 0);
 	}
 	CU_ASSERT_PTR_NULL(h.rows);
@@ -150,6 +151,14 @@ static void test_pairs(void)
 	hist_free(&h);
 	hist_free(&l);
 	hist_free(&m);
+	/* two buckets, but busy: rows from the HIST_PAIRS_SAMPLES-th sample */
+	for (size_t i = 0; i < 2 * N; i++) {
+		v[i] = 300000 + 4096 * (i % 2);
+		CU_ASSERT_EQUAL(hist_add(&h, v[i]), 0);
+		CU_ASSERT_EQUAL(h.rows != NULL, i + 1 > HIST_PAIRS_SAMPLES);
+	}
+	check_hist(&h, v, 2 * N);
+	hist_free(&h);
 	free(v);
 }
 
@@ -243,14 +252,15 @@ static void test_classes(void)
 }
 
 /* A run's deferred class accounting (a log applied in batches, its loads
- * started ahead) gives what immediate accounting gives: the same classes,
- * counters and histograms, for thousands of classes in a scrambled order,
+ * started ahead, from the STATS_DEFER_CLASSES-th class on) gives what
+ * immediate accounting gives: the same classes, counters and histograms,
+ * for thousands of classes in a scrambled order,
  * with a second source's first arrival (which merges the classes) and a
  * lookup between. */
 static void test_deferred(void)
 {
 	struct dev_stats a = {0}, b = {0};
-	enum { N = 40000, C = 3000 };
+	enum { N = 60000, C = 6000 };
 
 	stats_defer_begin(&b);
 	CU_ASSERT_EQUAL(b.defer, 1);

@@ -484,22 +484,36 @@ int stats_defer_end(struct dev_stats *st)
 /* A packet's part in its class: now, or logged while deferred. */
 static int class_account(struct dev_stats *st, const struct pkt *p, uint32_t drop)
 {
-	struct class_upd u = {.classid = p->leaf_classid, .len = p->len | drop};
+	struct class_stats *c;
 	int k;
 
-	if (!drop) {
-		u.queue_delay = p->t_dequeue - p->t_arrive;
-		u.total_delay = p->t_depart - p->t_arrive;
-	}
 	/* a few classes stay in the caches: the log would only add work. A
 	 * device logs from its STATS_DEFER_CLASSES-th class on (classes are
 	 * never removed, so no class is accounted out of its order) */
 	if (st->defer && st->nclasses >= STATS_DEFER_CLASSES) {
-		st->log[st->nlog++] = u;
+		struct class_upd *u = &st->log[st->nlog++];
+
+		u->classid = p->leaf_classid;
+		u->len = p->len | drop;
+		u->queue_delay = drop ? 0 : p->t_dequeue - p->t_arrive;
+		u->total_delay = drop ? 0 : p->t_depart - p->t_arrive;
 		return st->nlog == STATS_LOG ? class_log_apply(st) : 0;
 	}
-	k = class_index(st, u.classid, 1);
-	return k < 0 ? -ENOMEM : class_apply(&st->classes[k], &u);
+	k = class_index(st, p->leaf_classid, 1);
+	if (k < 0)
+		return -ENOMEM;
+	c = &st->classes[k];
+	if (drop) {
+		c->drops++;
+		c->drop_bytes += p->len;
+		return 0;
+	}
+	c->packets++;
+	c->bytes += p->len;
+	if (hist_add(&c->queue_delay, p->t_dequeue - p->t_arrive) ||
+	    hist_add(&c->total_delay, p->t_depart - p->t_arrive))
+		return -ENOMEM;
+	return 0;
 }
 
 static int class_cmp(const void *a, const void *b)

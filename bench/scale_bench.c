@@ -25,7 +25,7 @@
  *             probe of an unseen key, the cold slot, dependency lists and
  *             packet at each dequeue and drop (the kernel's sfq misses on
  *             those too) and the page faults of tables that grow: about
- *             1.6-1.8x, so that ratio is printed, not judged. */
+ *             1.75-1.9x, so that ratio is printed, not judged. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

@@ -38,11 +38,11 @@ struct hist {
 	 * allocated at its first sample; until HIST_SMALL samples, no rows: the
 	 * buckets of the n samples are listed in small; past them, while they
 	 * fall in at most HIST_PAIRS buckets and number fewer than
-	 * HIST_PAIRS_SAMPLES, pairs of bucket and count (a
-	 * class's delays are often alike: a table of rows and a row would take
-	 * a kilobyte for a few buckets), the first HIST_INLINE of them where
-	 * the list was (pairs_cap is not 0 once they count). A root with
-	 * thousands of classes (sfq's buckets) so costs little per class. */
+	 * HIST_PAIRS_SAMPLES, pairs of bucket and count (a class's delays are
+	 * often alike: a table of rows and a row would take a kilobyte for a
+	 * few buckets), the first HIST_INLINE of them where the list was
+	 * (pairs_cap is not 0 once they count). A root with thousands of
+	 * classes (sfq's buckets) so costs little per class. */
 	uint32_t **rows;
 	struct hist_pair *pairs; /* NULL while they fit in inl */
 	union {

@@ -65,10 +65,15 @@ struct sfq_key {
 	uint64_t w[5];
 };
 
-struct sfq_binding {
-	struct sfq_key key;
-	int32_t chain; /* next bucket in the same index chain, -1 at the end */
-	uint8_t bound;
+/* A slot of tuple mode's key index (open addressing with linear probing,
+ * twice as many slots as buckets): 32 bits of the key's hash, whose low
+ * bits place it and which a key must match before it is compared, and
+ * the bucket + 1 (0: an empty slot). A lookup reads one or two of these
+ * neighbours, not the 40-byte keys: with 65536 buckets the keys take
+ * megabytes, and each one read is a cache miss. */
+struct sfq_islot {
+	uint32_t h32;
+	uint32_t b1;
 };
 
 struct sfq_sched_data {
@@ -92,9 +97,13 @@ struct sfq_sched_data {
 	struct sfq_head dep[SFQ_MAX_DEPTH + 1];
 	struct pkt *peeked; /* qdisc_peek_dequeued's stash */
 
-	/* tuple mode: bucket bindings, found through index chains */
-	struct sfq_binding *bind;
-	int32_t *index;
+	/* tuple mode: the key each bucket is bound to (if isbound) and its
+	 * hash bits, found through the index ix of 2 x divisor slots */
+	struct sfq_key *keys;
+	uint32_t *keyh32;
+	uint8_t *isbound;
+	struct sfq_islot *ix;
+	uint32_t ixmask;
 	/* the buckets bound since the last reset, so a perturbation clears only
 	 * those (a full sweep of divisor entries per firing made a long, busy
 	 * run at divisor 65536 crawl); nbound > divisor: sweep everything */
@@ -360,14 +369,12 @@ static void sfq_key_pack(struct sfq_key *key, const struct flow_keys *fk)
 			    (uint64_t)sfq_key_word(fk, 2 * i + 1) << 32;
 }
 
-static uint32_t sfq_key_index(const struct sfq_sched_data *sd, const struct sfq_key *key);
-
 /* ht[b] = x, keeping nfree and nbusy */
 static void sfq_ht_set(struct sfq_sched_data *sd, uint32_t b, uint16_t x)
 {
 	uint32_t was = sd->ht[b] == SFQ_EMPTY_SLOT, is = x == SFQ_EMPTY_SLOT;
 
-	if (sd->bind && !sd->bind[b].bound)
+	if (sd->isbound && !sd->isbound[b])
 		sd->nfree += is - was;
 	sd->nbusy += was - is;
 	sd->ht[b] = x;
@@ -375,25 +382,29 @@ static void sfq_ht_set(struct sfq_sched_data *sd, uint32_t b, uint16_t x)
 
 static void sfq_map_reset(struct sfq_sched_data *sd)
 {
-	if (!sd->bind)
+	if (!sd->isbound)
 		return;
 	if (sd->nbound > sd->divisor) {
 		sd->nfree = 0;
+		memset(sd->ix, 0, sizeof(*sd->ix) * (sd->ixmask + 1));
 		for (uint32_t i = 0; i < sd->divisor; i++) {
-			sd->bind[i].bound = 0;
-			sd->index[i] = -1;
+			sd->isbound[i] = 0;
 			sd->nfree += sd->ht[i] == SFQ_EMPTY_SLOT;
 		}
 	} else {
-		/* every chain holds bound buckets only: emptying the heads of
-		 * theirs empties the index */
+		/* every slot in use holds a bound bucket, and a bucket's slot
+		 * lies in the run of used slots from its key's place: emptying
+		 * the run from each bound key's place empties the index (what is
+		 * left of a run after one is emptied is still a run) */
 		for (uint32_t i = 0; i < sd->nbound; i++) {
-			struct sfq_binding *b = &sd->bind[sd->bound[i]];
+			uint32_t b = sd->bound[i];
 
-			if (b->bound) {
-				sd->index[sfq_key_index(sd, &b->key)] = -1;
-				b->bound = 0;
-				sd->nfree += sd->ht[sd->bound[i]] == SFQ_EMPTY_SLOT;
+			if (sd->isbound[b]) {
+				for (uint32_t k = sd->keyh32[b] & sd->ixmask;
+				     sd->ix[k].b1; k = (k + 1) & sd->ixmask)
+					sd->ix[k].b1 = 0;
+				sd->isbound[b] = 0;
+				sd->nfree += sd->ht[b] == SFQ_EMPTY_SLOT;
 			}
 		}
 	}
@@ -403,7 +414,7 @@ static void sfq_map_reset(struct sfq_sched_data *sd)
 
 /* Only an index into tcsim's own key table (never a bucket number the
  * kernel would see), so a cheap multiply-xor mix is enough. */
-static uint32_t sfq_key_index(const struct sfq_sched_data *sd, const struct sfq_key *key)
+static uint32_t sfq_key_h32(const struct sfq_key *key)
 {
 	const uint64_t *w = key->w;
 	uint64_t a, b;
@@ -414,7 +425,7 @@ static uint32_t sfq_key_index(const struct sfq_sched_data *sd, const struct sfq_
 	a = (a ^ w[2]) * 0xff51afd7ed558ccdull;
 	b = (b ^ w[3]) * 0xc4ceb9fe1a85ec53ull;
 	a = (a ^ w[4] ^ (b >> 29) ^ b) * 0xff51afd7ed558ccdull;
-	return (uint32_t)(a >> 32) & (sd->divisor - 1);
+	return (uint32_t)(a >> 32);
 }
 
 static int sfq_key_equal(const struct sfq_key *x, const struct sfq_key *y)
@@ -424,14 +435,25 @@ static int sfq_key_equal(const struct sfq_key *x, const struct sfq_key *y)
 	return !((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]) | (a[4] ^ b[4]));
 }
 
+/* Bucket b loses its key: its index slot is emptied, and the slots after
+ * it that a lookup would then no longer reach move back (linear probing's
+ * deletion: an entry stays where it is while its place lies cyclically
+ * after the emptied slot and not after the entry). */
 static void sfq_unbind(struct sfq_sched_data *sd, uint32_t b)
 {
-	int32_t *link = &sd->index[sfq_key_index(sd, &sd->bind[b].key)];
+	uint32_t m = sd->ixmask, i = sd->keyh32[b] & m, j, k;
 
-	while (*link != (int32_t)b)
-		link = &sd->bind[*link].chain;
-	*link = sd->bind[b].chain;
-	sd->bind[b].bound = 0;
+	while (sd->ix[i].b1 != b + 1)
+		i = (i + 1) & m;
+	for (j = (i + 1) & m; sd->ix[j].b1; j = (j + 1) & m) {
+		k = sd->ix[j].h32 & m;
+		if (i <= j ? i < k && k <= j : i < k || k <= j)
+			continue;
+		sd->ix[i] = sd->ix[j];
+		i = j;
+	}
+	sd->ix[i].b1 = 0;
+	sd->isbound[b] = 0;
 	sd->nfree += sd->ht[b] == SFQ_EMPTY_SLOT;
 }
 
@@ -441,21 +463,28 @@ static void sfq_unbind(struct sfq_sched_data *sd, uint32_t b)
  * no room (with flows <= divisor, no free slot either). */
 static int32_t sfq_tuple_bucket(struct sfq_sched_data *sd, const struct sfq_key *key)
 {
-	uint32_t h, mask = sd->divisor - 1, b;
+	uint32_t h32, mask = sd->divisor - 1, b, k;
 	int32_t i;
 
 	/* a key is bound to one bucket at most: if the last one holds it, that is it */
-	if (sd->bind[sd->last].bound && sfq_key_equal(&sd->bind[sd->last].key, key))
+	if (sd->isbound[sd->last] && sfq_key_equal(&sd->keys[sd->last], key))
 		return (int32_t)sd->last;
-	h = sfq_key_index(sd, key);
-	for (i = sd->index[h]; i >= 0; i = sd->bind[i].chain)
-		if (sfq_key_equal(&sd->bind[i].key, key)) {
-			sd->last = (uint32_t)i;
-			return i;
+	/* a new key usually takes the bucket at the cursor, unbinding its old
+	 * key: that key's index slot is fetched while this key's is looked
+	 * up, the two cache misses at once, and so is the key's room */
+	if (sd->isbound[sd->cursor] && sd->ht[sd->cursor] == SFQ_EMPTY_SLOT)
+		__builtin_prefetch(&sd->ix[sd->keyh32[sd->cursor] & sd->ixmask], 1);
+	__builtin_prefetch(&sd->keys[sd->cursor], 1);
+	__builtin_prefetch((const char *)&sd->keys[sd->cursor + 1] - 1, 1);
+	h32 = sfq_key_h32(key);
+	for (k = h32 & sd->ixmask; sd->ix[k].b1; k = (k + 1) & sd->ixmask)
+		if (sd->ix[k].h32 == h32 && sfq_key_equal(&sd->keys[sd->ix[k].b1 - 1], key)) {
+			sd->last = sd->ix[k].b1 - 1;
+			return (int32_t)sd->last;
 		}
 	for (i = 0; sd->nfree && i < (int32_t)sd->divisor; i++) {
 		b = (sd->cursor + (uint32_t)i) & mask;
-		if (!sd->bind[b].bound && sd->ht[b] == SFQ_EMPTY_SLOT)
+		if (!sd->isbound[b] && sd->ht[b] == SFQ_EMPTY_SLOT)
 			goto take;
 	}
 	for (i = 0; sd->nbusy < sd->divisor && i < (int32_t)sd->divisor; i++) {
@@ -468,14 +497,19 @@ static int32_t sfq_tuple_bucket(struct sfq_sched_data *sd, const struct sfq_key 
 	return -1;
 take:
 	sd->nfree -= sd->ht[b] == SFQ_EMPTY_SLOT; /* it is idle: it was free */
-	sd->bind[b].key = *key;
-	sd->bind[b].bound = 1;
+	sd->keys[b] = *key;
+	sd->keyh32[b] = h32;
+	sd->isbound[b] = 1;
 	if (sd->nbound < sd->divisor)
 		sd->bound[sd->nbound] = b;
 	if (sd->nbound <= sd->divisor)
 		sd->nbound++;
-	sd->bind[b].chain = sd->index[h];
-	sd->index[h] = (int32_t)b;
+	/* the first empty slot from its place (an unbind may have moved the
+	 * slots the lookup saw) */
+	for (k = h32 & sd->ixmask; sd->ix[k].b1; k = (k + 1) & sd->ixmask)
+		;
+	sd->ix[k].h32 = h32;
+	sd->ix[k].b1 = b + 1;
 	sd->cursor = (b + 1) & mask;
 	sd->last = b;
 	return (int32_t)b;
@@ -1038,12 +1072,17 @@ static int sfq_init(struct qdisc *q, int argc, char **argv, char *err, size_t er
 	sd->ht = malloc(sizeof(*sd->ht) * sd->divisor);
 	sd->slots = calloc(sd->maxflows, sizeof(*sd->slots));
 	if (sd->hash_mode == SFQ_HASH_TUPLE) {
-		sd->bind = calloc(sd->divisor, sizeof(*sd->bind));
-		sd->index = malloc(sizeof(*sd->index) * sd->divisor);
+		sd->keys = malloc(sizeof(*sd->keys) * sd->divisor);
+		sd->keyh32 = malloc(sizeof(*sd->keyh32) * sd->divisor);
+		sd->isbound = malloc(sd->divisor);
+		sd->ixmask = 2 * sd->divisor - 1;
+		sd->ix = malloc(sizeof(*sd->ix) * 2 * sd->divisor);
 		sd->bound = malloc(sizeof(*sd->bound) * sd->divisor);
 	}
 	if (!sd->ht || !sd->slots ||
-	    (sd->hash_mode == SFQ_HASH_TUPLE && (!sd->bind || !sd->index || !sd->bound))) {
+	    (sd->hash_mode == SFQ_HASH_TUPLE &&
+	     (!sd->keys || !sd->keyh32 || !sd->isbound || !sd->ix ||
+	      !sd->bound))) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -1092,13 +1131,17 @@ static void sfq_destroy(struct qdisc *q)
 	sd->perturb_period = 0;
 	free(sd->ht);
 	free(sd->slots);
-	free(sd->bind);
-	free(sd->index);
+	free(sd->keys);
+	free(sd->keyh32);
+	free(sd->isbound);
+	free(sd->ix);
 	free(sd->bound);
 	sd->ht = NULL;
 	sd->slots = NULL;
-	sd->bind = NULL;
-	sd->index = NULL;
+	sd->keys = NULL;
+	sd->keyh32 = NULL;
+	sd->isbound = NULL;
+	sd->ix = NULL;
 	sd->bound = NULL;
 }
 

@@ -799,6 +799,9 @@ static int skip_idle_timers(struct sim *s, uint64_t end)
 
 int sim_run_until(struct sim *s, uint64_t until)
 {
+	/* the classes' accounting batched while the run goes (stats.h) */
+	for (int i = 0; i < s->ndevs; i++)
+		stats_defer_begin(&s->devs[i]->st);
 	for (;;) {
 		struct sim_source *ss = next_arrival(s);
 		struct dev *tx = next_tx_done(s);
@@ -898,6 +901,9 @@ int sim_run_until(struct sim *s, uint64_t until)
 	}
 	if (!s->failed && until != UINT64_MAX && s->now < until)
 		s->now = until;
+	for (int i = 0; i < s->ndevs; i++)
+		if (stats_defer_end(&s->devs[i]->st))
+			sim_fail(s, -ENOMEM, "out of memory");
 	for (int i = 0; i < s->ndevs && !s->failed; i++)
 		cover_root_classes(s->devs[i]);
 	for (int i = 0; i < s->ndevs; i++)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hugemem.h"
 #include "stats.h"
 
 static uint64_t bucket_low(unsigned b)
@@ -17,23 +18,135 @@ static uint64_t bucket_low(unsigned b)
 	return (uint64_t)(b - e * HIST_SUB) << e;
 }
 
-/* One more sample in bucket k (count of them), in rows: 0 or -ENOMEM. */
+/* Frees a rows table and the rows it holds. */
+static void rows_free(uint32_t **rows)
+{
+	if (rows)
+		for (unsigned r = 0; r < HIST_ROWS; r++)
+			free(rows[r]);
+	free(rows);
+}
+
+_Static_assert(sizeof(struct hist_pair) * HIST_INLINE <= sizeof(uint16_t) * HIST_SMALL,
+	       "the pairs kept in place of the list fit in it");
+
+/* The pairs of a histogram counting in pairs: its own array, or the few
+ * kept in place of the list. */
+static struct hist_pair *pairv(struct hist *h)
+{
+	return h->pairs ? h->pairs : h->inl;
+}
+
+static const struct hist_pair *cpairv(const struct hist *h)
+{
+	return h->pairs ? h->pairs : h->inl;
+}
+
+/* The pairs take over from the listed samples, in place of the list
+ * while they are HIST_INLINE at most: 0 or -ENOMEM. */
+static int hist_pairs_from_list(struct hist *h)
+{
+	struct hist_pair p[HIST_SMALL], *q;
+	uint16_t np = 0;
+
+	for (uint64_t i = 0; i < h->n && i < HIST_SMALL; i++) {
+		uint16_t j = 0;
+
+		while (j < np && p[j].bucket != h->small[i])
+			j++;
+		if (j == np)
+			p[np++] = (struct hist_pair){.bucket = h->small[i]};
+		p[j].count++;
+	}
+	if (np <= HIST_INLINE) {
+		memcpy(h->inl, p, np * sizeof(*p)); /* over the list, read above */
+		h->pairs_cap = HIST_INLINE;
+	} else {
+		if (!(q = malloc(HIST_PAIRS_FIRST * sizeof(*q))))
+			return -ENOMEM;
+		memcpy(q, p, np * sizeof(*p));
+		h->pairs = q;
+		h->pairs_cap = HIST_PAIRS_FIRST;
+	}
+	h->npairs = np;
+	return 0;
+}
+
+/* Rows take over from the pairs: every row they need is allocated before
+ * any count moves, so a failure leaves the pairs as they were. */
+static int hist_rows_from_pairs(struct hist *h)
+{
+	uint32_t **rows = calloc(HIST_ROWS, sizeof(*rows));
+
+	if (!rows)
+		return -ENOMEM;
+	const struct hist_pair *pv = cpairv(h);
+
+	for (uint16_t i = 0; i < h->npairs; i++) {
+		uint32_t **row = &rows[pv[i].bucket / HIST_SUB];
+
+		if (!*row && !(*row = calloc(HIST_SUB, sizeof(**row)))) {
+			rows_free(rows);
+			return -ENOMEM;
+		}
+	}
+	for (uint16_t i = 0; i < h->npairs; i++)
+		rows[pv[i].bucket / HIST_SUB][pv[i].bucket % HIST_SUB] += pv[i].count;
+	free(h->pairs);
+	h->pairs = NULL;
+	h->npairs = h->pairs_cap = 0;
+	h->rows = rows;
+	return 0;
+}
+
+/* One more sample in bucket k (count of them, 0 to leave the listed
+ * samples only), counted in pairs while they are few, then in rows: 0 or
+ * -ENOMEM. */
 static int hist_put(struct hist *h, unsigned k, uint32_t count)
 {
 	uint32_t **row;
 
 	if (!h->rows) {
-		uint32_t **rows = calloc(HIST_ROWS, sizeof(*rows));
+		struct hist_pair *pv;
+		uint16_t i = 0;
 
-		if (!rows)
+		if (!h->pairs_cap && hist_pairs_from_list(h))
 			return -ENOMEM;
-		h->rows = rows;
-		/* the listed samples move into rows (the first row is new: no failure
-		 * can leave one counted twice, as each put allocates before counting) */
-		for (uint64_t i = 0; i < h->n && i < HIST_SMALL; i++)
-			if (hist_put(h, h->small[i], 1))
+		if (!count)
+			return 0;
+		/* a busy class: rows, where a sample is counted without a search
+		 * (inline, hist_add) */
+		if (h->n >= HIST_PAIRS_SAMPLES) {
+			if (hist_rows_from_pairs(h))
 				return -ENOMEM;
+			goto rows;
+		}
+		pv = pairv(h);
+		while (i < h->npairs && pv[i].bucket != k)
+			i++;
+		if (i < h->npairs) {
+			pv[i].count += count;
+			return 0;
+		}
+		if (h->npairs == h->pairs_cap && h->pairs_cap < HIST_PAIRS) {
+			uint16_t cap = h->pairs ? 2 * h->pairs_cap : HIST_PAIRS_FIRST;
+			struct hist_pair *p = realloc(h->pairs, cap * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			if (!h->pairs) /* out of place */
+				memcpy(p, h->inl, h->npairs * sizeof(*p));
+			h->pairs = pv = p;
+			h->pairs_cap = cap;
+		}
+		if (h->npairs < h->pairs_cap) {
+			pv[h->npairs++] = (struct hist_pair){.bucket = (uint16_t)k, .count = count};
+			return 0;
+		}
+		if (hist_rows_from_pairs(h))
+			return -ENOMEM;
 	}
+rows:
 	row = &h->rows[k / HIST_SUB];
 	if (!*row && !(*row = calloc(HIST_SUB, sizeof(**row))))
 		return -ENOMEM;
@@ -45,7 +158,7 @@ int hist_add_slow(struct hist *h, uint64_t v)
 {
 	unsigned k = hist_bucket_of(v);
 
-	if (h->rows || h->n >= HIST_SMALL) {
+	if (h->rows || h->pairs_cap || h->n >= HIST_SMALL) {
 		if (hist_put(h, k, 1))
 			return -ENOMEM;
 	} else {
@@ -80,12 +193,31 @@ static unsigned hist_rank_bucket(const struct hist *h, uint64_t rank)
 {
 	uint64_t seen = 0;
 
-	if (!h->rows) {
+	if (!h->rows && !h->pairs_cap) {
 		uint16_t s[HIST_SMALL];
 
 		memcpy(s, h->small, (size_t)h->n * sizeof(*s));
 		qsort(s, (size_t)h->n, sizeof(*s), cmp_u16);
 		return s[rank - 1];
+	}
+	if (!h->rows) {
+		const struct hist_pair *pv = cpairv(h);
+		struct hist_pair p[HIST_PAIRS];
+
+		/* few: in bucket order by insertion */
+		for (uint16_t i = 0; i < h->npairs; i++) {
+			uint16_t j = i;
+
+			for (; j && p[j - 1].bucket > pv[i].bucket; j--)
+				p[j] = p[j - 1];
+			p[j] = pv[i];
+		}
+		for (uint16_t i = 0; i < h->npairs; i++) {
+			seen += p[i].count;
+			if (seen >= rank)
+				return p[i].bucket;
+		}
+		return HIST_BUCKETS;
 	}
 	for (unsigned r = 0; r < HIST_ROWS; r++) {
 		if (!h->rows[r])
@@ -130,10 +262,8 @@ double hist_mean(const struct hist *h)
 
 void hist_free(struct hist *h)
 {
-	if (h->rows)
-		for (unsigned r = 0; r < HIST_ROWS; r++)
-			free(h->rows[r]);
-	free(h->rows);
+	rows_free(h->rows);
+	free(h->pairs);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -148,7 +278,7 @@ static uint32_t class_hash(uint32_t classid, uint32_t mask)
 /* Rebuilds the classid index for cap slots (a power of two). */
 static int class_map_build(struct dev_stats *st, int cap)
 {
-	int *map = calloc((size_t)cap, sizeof(*map));
+	struct class_slot *map = calloc((size_t)cap, sizeof(*map));
 
 	if (!map)
 		return -1;
@@ -158,35 +288,65 @@ static int class_map_build(struct dev_stats *st, int cap)
 	for (int i = 0; i < st->nclasses; i++) {
 		uint32_t k = class_hash(st->classes[i].classid, (uint32_t)cap - 1);
 
-		while (map[k])
+		while (map[k].index1)
 			k = (k + 1) & ((uint32_t)cap - 1);
-		map[k] = i + 1;
+		map[k].classid = st->classes[i].classid;
+		map[k].index1 = i + 1;
 	}
 	return 0;
 }
 
-struct class_stats *stats_class(struct dev_stats *st, uint32_t classid)
+/* Doubles the classid index, moving its slots (no record is read). */
+static int class_map_grow(struct dev_stats *st)
+{
+	int cap = st->class_map_cap * 2;
+	struct class_slot *map = calloc((size_t)cap, sizeof(*map));
+
+	if (!map)
+		return -1;
+	for (int i = 0; i < st->class_map_cap; i++) {
+		uint32_t k;
+
+		if (!st->class_map[i].index1)
+			continue;
+		k = class_hash(st->class_map[i].classid, (uint32_t)cap - 1);
+		while (map[k].index1)
+			k = (k + 1) & ((uint32_t)cap - 1);
+		map[k] = st->class_map[i];
+	}
+	free(st->class_map);
+	st->class_map = map;
+	st->class_map_cap = cap;
+	return 0;
+}
+
+/* The index of classid's record, appended if it is new: -1 when out of
+ * memory. The guess (the class last found) is tried first when hint. */
+static int class_index(struct dev_stats *st, uint32_t classid, int hint)
 {
 	struct class_stats *c;
 	int h = st->class_hint;
 	uint32_t k, mask = (uint32_t)st->class_map_cap - 1;
 
-	if (h < st->nclasses && st->classes[h].classid == classid)
-		return &st->classes[h];
+	if (hint && h < st->nclasses && st->classes[h].classid == classid)
+		return h;
 	/* an index by classid, so a root with thousands of classes (sfq's
-	 * buckets) costs no scan per packet */
+	 * buckets) costs no scan per packet; it holds the classids, so a
+	 * lookup reads no record */
 	if (st->class_map)
-		for (k = class_hash(classid, mask); st->class_map[k]; k = (k + 1) & mask)
-			if (st->classes[st->class_map[k] - 1].classid == classid) {
-				st->class_hint = st->class_map[k] - 1;
-				return &st->classes[st->class_hint];
-			}
+		for (k = class_hash(classid, mask); st->class_map[k].index1; k = (k + 1) & mask)
+			if (st->class_map[k].classid == classid)
+				return st->class_hint = st->class_map[k].index1 - 1;
+	if (!st->class_map && class_map_build(st, 16))
+		return -1;
 	if (st->nclasses == st->classes_cap) {
 		int cap = st->classes_cap ? st->classes_cap * 2 : 4;
 
-		c = realloc(st->classes, (size_t)cap * sizeof(*c));
+		/* megabytes with thousands of classes, read at random */
+		c = hugemem_realloc(st->classes, (size_t)st->classes_cap * sizeof(*c),
+				    (size_t)cap * sizeof(*c));
 		if (!c)
-			return NULL;
+			return -1;
 		st->classes = c;
 		st->classes_cap = cap;
 	}
@@ -196,19 +356,164 @@ struct class_stats *stats_class(struct dev_stats *st, uint32_t classid)
 	/* appended; stats_sort_classes orders them by classid when the run ends */
 	if (st->nclasses && st->classes[st->nclasses - 1].classid > classid)
 		st->classes_unsorted = 1;
+	if ((st->nclasses + 1) * 2 > st->class_map_cap && class_map_grow(st))
+		return -1;
 	st->nclasses++;
-	if (st->nclasses * 2 > st->class_map_cap) {
-		if (class_map_build(st, st->class_map_cap ? st->class_map_cap * 4 : 16)) {
-			st->nclasses--;
-			return NULL;
-		}
-	} else {
-		mask = (uint32_t)st->class_map_cap - 1;
-		for (k = class_hash(classid, mask); st->class_map[k]; k = (k + 1) & mask)
-			;
-		st->class_map[k] = st->nclasses;
+	mask = (uint32_t)st->class_map_cap - 1;
+	for (k = class_hash(classid, mask); st->class_map[k].index1; k = (k + 1) & mask)
+		;
+	st->class_map[k].classid = classid;
+	st->class_map[k].index1 = st->nclasses;
+	return st->nclasses - 1;
+}
+
+/* One packet's part in its class: 0 or -ENOMEM. */
+static int class_apply(struct class_stats *c, const struct class_upd *u)
+{
+	uint32_t len = u->len & ~CLASS_UPD_DROP;
+
+	if (u->len & CLASS_UPD_DROP) {
+		c->drops++;
+		c->drop_bytes += len;
+		return 0;
 	}
-	return c;
+	c->packets++;
+	c->bytes += len;
+	if (hist_add(&c->queue_delay, u->queue_delay) || hist_add(&c->total_delay, u->total_delay))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Brings in where a sample v will count in h: its pairs, or its rows'
+ * table (stage 0), then the row (stage 1). */
+static void hist_prefetch(const struct hist *h, uint64_t v, int stage)
+{
+	unsigned k = hist_bucket_of(v);
+
+	if (h->pairs && !stage) {
+		__builtin_prefetch(h->pairs, 1);
+		__builtin_prefetch(h->pairs + h->pairs_cap - 1, 1);
+	}
+	if (!h->rows)
+		return;
+	if (!stage)
+		__builtin_prefetch(&h->rows[k / HIST_SUB]);
+	else if (h->rows[k / HIST_SUB])
+		__builtin_prefetch(&h->rows[k / HIST_SUB][k % HIST_SUB], 1);
+}
+
+/* Applies the log in its order (each class sees its packets as they came,
+ * so every sum and histogram is what immediate accounting gives). The
+ * loads of entry i are started ahead of it, each stage from what the one
+ * before brought in: its index slot at i - 4A, its class record at i - 3A,
+ * the records' histogram row tables at i - 2A, their rows at i - A. */
+#define CLASS_AHEAD 4
+static int class_log_apply(struct dev_stats *st)
+{
+	int idx[4 * CLASS_AHEAD], n = st->nlog, ret = 0;
+
+	st->nlog = 0;
+	for (int i = -4 * CLASS_AHEAD; i < n; i++) {
+		int j = i + 4 * CLASS_AHEAD;
+		const struct class_upd *u;
+		const struct class_stats *c;
+
+		if (j < n && st->class_map)
+			__builtin_prefetch(&st->class_map[class_hash(
+			    st->log[j].classid, (uint32_t)st->class_map_cap - 1)]);
+		j = i + 3 * CLASS_AHEAD;
+		if (j >= 0 && j < n) {
+			int k = class_index(st, st->log[j].classid, 0);
+
+			idx[j % (4 * CLASS_AHEAD)] = k;
+			if (k >= 0) {
+				c = &st->classes[k];
+				/* a drop counts in the record's first 40 bytes */
+				__builtin_prefetch(c, 1);
+				__builtin_prefetch((const char *)c + 39, 1);
+				if (!(st->log[j].len & CLASS_UPD_DROP)) {
+					__builtin_prefetch((const char *)c + 100, 1);
+					__builtin_prefetch((const char *)c + 164, 1);
+					__builtin_prefetch((const char *)c + sizeof(*c) - 1, 1);
+				}
+			}
+		}
+		for (int stage = 0; stage < 2; stage++) {
+			j = i + (2 - stage) * CLASS_AHEAD;
+			if (j < 0 || j >= n || idx[j % (4 * CLASS_AHEAD)] < 0)
+				continue;
+			u = &st->log[j];
+			if (u->len & CLASS_UPD_DROP)
+				continue;
+			c = &st->classes[idx[j % (4 * CLASS_AHEAD)]];
+			hist_prefetch(&c->queue_delay, u->queue_delay, stage);
+			hist_prefetch(&c->total_delay, u->total_delay, stage);
+		}
+		if (i >= 0 && idx[i % (4 * CLASS_AHEAD)] >= 0 &&
+		    class_apply(&st->classes[idx[i % (4 * CLASS_AHEAD)]], &st->log[i]))
+			ret = -ENOMEM;
+		if (i >= 0 && idx[i % (4 * CLASS_AHEAD)] < 0)
+			ret = -ENOMEM;
+	}
+	return ret;
+}
+
+struct class_stats *stats_class(struct dev_stats *st, uint32_t classid)
+{
+	int k;
+
+	if (st->nlog && class_log_apply(st))
+		return NULL;
+	k = class_index(st, classid, 1);
+	return k < 0 ? NULL : &st->classes[k];
+}
+
+void stats_defer_begin(struct dev_stats *st)
+{
+	if (!st->log)
+		st->log = malloc(STATS_LOG * sizeof(*st->log));
+	st->defer = st->log != NULL;
+}
+
+int stats_defer_end(struct dev_stats *st)
+{
+	st->defer = 0;
+	return st->nlog ? class_log_apply(st) : 0;
+}
+
+/* A packet's part in its class: now, or logged while deferred. */
+static int class_account(struct dev_stats *st, const struct pkt *p, uint32_t drop)
+{
+	struct class_stats *c;
+	int k;
+
+	/* a few classes stay in the caches: the log would only add work. A
+	 * device logs from its STATS_DEFER_CLASSES-th class on (classes are
+	 * never removed, so no class is accounted out of its order) */
+	if (st->defer && st->nclasses >= STATS_DEFER_CLASSES) {
+		struct class_upd *u = &st->log[st->nlog++];
+
+		u->classid = p->leaf_classid;
+		u->len = p->len | drop;
+		u->queue_delay = drop ? 0 : p->t_dequeue - p->t_arrive;
+		u->total_delay = drop ? 0 : p->t_depart - p->t_arrive;
+		return st->nlog == STATS_LOG ? class_log_apply(st) : 0;
+	}
+	k = class_index(st, p->leaf_classid, 1);
+	if (k < 0)
+		return -ENOMEM;
+	c = &st->classes[k];
+	if (drop) {
+		c->drops++;
+		c->drop_bytes += p->len;
+		return 0;
+	}
+	c->packets++;
+	c->bytes += p->len;
+	if (hist_add(&c->queue_delay, p->t_dequeue - p->t_arrive) ||
+	    hist_add(&c->total_delay, p->t_depart - p->t_arrive))
+		return -ENOMEM;
+	return 0;
 }
 
 static int class_cmp(const void *a, const void *b)
@@ -220,6 +525,8 @@ static int class_cmp(const void *a, const void *b)
 
 int stats_sort_classes(struct dev_stats *st)
 {
+	if (st->nlog && class_log_apply(st))
+		return -ENOMEM;
 	if (!st->classes_unsorted)
 		return 0;
 	qsort(st->classes, (size_t)st->nclasses, sizeof(*st->classes), class_cmp);
@@ -242,10 +549,16 @@ int hist_merge(struct hist *to, const struct hist *from)
 		to->min = from->min;
 		to->max = from->max;
 	}
-	/* to's counts in rows (its listed samples moved there first) */
-	if (!to->rows && hist_put(to, 0, 0))
+	/* to's counts in pairs or rows (its listed samples moved there first) */
+	if (!to->rows && !to->pairs_cap && hist_put(to, 0, 0))
 		return -ENOMEM;
-	if (!from->rows) {
+	if (from->pairs_cap) {
+		const struct hist_pair *pv = cpairv(from);
+
+		for (uint16_t i = 0; i < from->npairs; i++)
+			if (hist_put(to, pv[i].bucket, pv[i].count))
+				return -ENOMEM;
+	} else if (!from->rows) {
 		for (uint64_t i = 0; i < from->n; i++)
 			if (hist_put(to, from->small[i], 1))
 				return -ENOMEM;
@@ -317,6 +630,8 @@ int stats_source_arrived_slow(struct dev_stats *st, int src, const char *name, i
 		/* a second source: the first one's delays so far are all of the
 		 * device's, and from now on each keeps its own */
 		if (!st->multi_source) {
+			if (st->nlog && class_log_apply(st))
+				return -ENOMEM;
 			for (int i = 0; i < st->nsources; i++)
 				if (i != src && st->sources[i].used) {
 					if (merge_classes(st, &st->sources[i].queue_delay,
@@ -337,15 +652,12 @@ int stats_source_arrived_slow(struct dev_stats *st, int src, const char *name, i
 
 int stats_sent(struct dev_stats *st, const struct pkt *p)
 {
-	struct class_stats *c = stats_class(st, p->leaf_classid);
 	struct source_stats *s = source_of(st, p->source);
 
 	st->sent++;
 	st->sent_bytes += p->len;
 	if (p->t_depart > st->last_departure)
 		st->last_departure = p->t_depart;
-	if (!c)
-		return -ENOMEM;
 	if (s) {
 		s->packets++;
 		s->bytes += p->len;
@@ -353,17 +665,11 @@ int stats_sent(struct dev_stats *st, const struct pkt *p)
 					 hist_add(&s->total_delay, p->t_depart - p->t_arrive)))
 			return -ENOMEM;
 	}
-	c->packets++;
-	c->bytes += p->len;
-	if (hist_add(&c->queue_delay, p->t_dequeue - p->t_arrive) ||
-	    hist_add(&c->total_delay, p->t_depart - p->t_arrive))
-		return -ENOMEM;
-	return 0;
+	return class_account(st, p, 0);
 }
 
 int stats_dropped(struct dev_stats *st, const struct pkt *p)
 {
-	struct class_stats *c = stats_class(st, p->leaf_classid);
 	struct source_stats *s = source_of(st, p->source);
 
 	st->dropped++;
@@ -373,11 +679,7 @@ int stats_dropped(struct dev_stats *st, const struct pkt *p)
 		s->drops++;
 		s->drop_bytes += p->len;
 	}
-	if (!c)
-		return -ENOMEM;
-	c->drops++;
-	c->drop_bytes += p->len;
-	return 0;
+	return class_account(st, p, CLASS_UPD_DROP);
 }
 
 int stats_classified(struct dev_stats *st, const struct pkt *p)
@@ -431,8 +733,9 @@ void stats_free(struct dev_stats *st)
 		hist_free(&st->sources[i].total_delay);
 	}
 	free(st->sources);
-	free(st->classes);
+	hugemem_free(st->classes, (size_t)st->classes_cap * sizeof(*st->classes));
 	free(st->class_map);
 	free(st->verdicts);
+	free(st->log);
 	memset(st, 0, sizeof(*st));
 }

@@ -16,6 +16,14 @@
 #define HIST_BUCKETS (HIST_SUB * 58)
 #define HIST_ROWS (HIST_BUCKETS / HIST_SUB)
 #define HIST_SMALL 12
+#define HIST_INLINE 3 /* pairs kept in place of the list: as many as fit */
+#define HIST_PAIRS_FIRST 16 /* >= HIST_SMALL: the listed samples fit */
+#define HIST_PAIRS 32
+#define HIST_PAIRS_SAMPLES 64 /* from this many samples on, rows */
+struct hist_pair {
+	uint16_t bucket;
+	uint32_t count;
+};
 struct hist {
 	uint64_t n;
 	uint64_t min, max;
@@ -25,12 +33,22 @@ struct hist {
 	uint64_t sum_u64;
 	long double sum_wide;
 	int wide;
+	uint16_t npairs, pairs_cap;
 	/* The counts, by rows of HIST_SUB buckets (one power of two each), a row
 	 * allocated at its first sample; until HIST_SMALL samples, no rows: the
-	 * buckets of the n samples are listed in small. A root with thousands of
+	 * buckets of the n samples are listed in small; past them, while they
+	 * fall in at most HIST_PAIRS buckets and number fewer than
+	 * HIST_PAIRS_SAMPLES, pairs of bucket and count (a class's delays are
+	 * often alike: a table of rows and a row would take a kilobyte for a
+	 * few buckets), the first HIST_INLINE of them where the list was
+	 * (pairs_cap is not 0 once they count). A root with thousands of
 	 * classes (sfq's buckets) so costs little per class. */
 	uint32_t **rows;
-	uint16_t small[HIST_SMALL];
+	struct hist_pair *pairs; /* NULL while they fit in inl */
+	union {
+		uint16_t small[HIST_SMALL];
+		struct hist_pair inl[HIST_INLINE];
+	};
 };
 /* Adds a sample: 0, or -ENOMEM (a sample in a new row allocates). */
 int hist_add_slow(struct hist *h, uint64_t v);
@@ -89,6 +107,24 @@ struct source_stats {
 	struct hist queue_delay, total_delay;
 };
 
+/* A sent or dropped packet's part for its class, held in a log while a
+ * run defers them (stats_defer_begin) and applied in order when the log
+ * fills or the deferral ends. */
+struct class_upd {
+	uint32_t classid;
+	uint32_t len; /* bytes, CLASS_UPD_DROP set for a drop */
+	uint64_t queue_delay, total_delay;
+};
+#define CLASS_UPD_DROP 0x80000000u
+#define STATS_LOG 512
+#define STATS_DEFER_CLASSES 4096 /* ~1 MiB of records, past a core's L2: log */
+
+/* A slot of the class index: a classid and its record's index + 1 (0: empty). */
+struct class_slot {
+	uint32_t classid;
+	int32_t index1;
+};
+
 struct verdict_count {
 	enum pkt_verdict_kind kind;
 	uint32_t classid;
@@ -111,11 +147,19 @@ struct dev_stats {
 	int nverdicts;
 	int class_hint; /* index of the class last looked up (a guess) */
 	/* classes are appended during a run and found through class_map
-	 * (classid -> index + 1, open addressing); stats_sort_classes orders
+	 * (classid -> index, open addressing); stats_sort_classes orders
 	 * them by classid at its end, which is how readers see them */
 	int classes_cap, classes_unsorted;
-	int *class_map;
+	struct class_slot *class_map;
 	int class_map_cap;
+	/* while a run defers them: the classes' parts of sent and dropped
+	 * packets not applied yet (room for STATS_LOG). A packet touches its
+	 * class's record; with thousands of classes (sfq's buckets) those
+	 * records miss the caches, and applied as a batch, each looked up a
+	 * few entries ahead, their loads overlap. The counters above and the
+	 * sources' are always current, the classes once the deferral ends. */
+	struct class_upd *log;
+	int nlog, defer;
 	struct source_stats *sources; /* [nsources], by source number */
 	int nsources;
 	/* Per-source delays are recorded only once two sources feed the device:
@@ -148,6 +192,11 @@ void stats_free(struct dev_stats *st);
 int stats_source_delays(const struct dev_stats *st, int i, struct hist *tmp_q, struct hist *tmp_t,
 			const struct hist **q, const struct hist **t);
 struct class_stats *stats_class(struct dev_stats *st, uint32_t classid);
+/* A run defers the classes' accounting (sim_run_until, from its start to
+ * its end); stats_defer_end applies what is held and ends the deferral:
+ * 0 or -ENOMEM. Without room for the log, accounting stays immediate. */
+void stats_defer_begin(struct dev_stats *st);
+int stats_defer_end(struct dev_stats *st);
 /* Orders the classes by classid (sim.c, when a run ends): 0 or -ENOMEM. */
 int stats_sort_classes(struct dev_stats *st);
 

@@ -141,6 +141,21 @@ struct pkt *pkt_pool_new(struct pkt_pool *pool, const uint8_t *frame, uint32_t c
 void pkt_free(struct pkt *p);
 void pkt_pool_drain(struct pkt_pool *pool);
 
+/* Gives dst, a record made by pkt_new or pkt_pool_new with src's bytes,
+ * every other field of src: dst keeps its own room for the bytes and its
+ * pool (a clone, or a record read back from a spill file). */
+static inline void pkt_copy_fields(struct pkt *dst, const struct pkt *src)
+{
+	uint8_t *data = dst->data;
+	struct pkt_pool *pool = dst->pool;
+	uint8_t cls = dst->pool_class;
+
+	*dst = *src;
+	dst->data = data;
+	dst->pool = pool;
+	dst->pool_class = cls;
+}
+
 /* Outer 802.1Q/802.1ad tag to out-of-band (tx VLAN offload). */
 void pkt_vlan_offload(struct pkt *p);
 

@@ -241,8 +241,7 @@ static int load_chunk(struct pkt_spillq *s, uint32_t i, struct pkt_queue *dst)
 	s->out -= c.count;
 	for (uint32_t k = 0; !e && k < c.count; k++) {
 		struct pkt rec, *p;
-		uint8_t *data, cls;
-		struct pkt_pool *pool;
+		const uint8_t *data;
 
 		if (off + sizeof(rec) > c.bytes) {
 			e = EIO;
@@ -260,13 +259,7 @@ static int load_chunk(struct pkt_spillq *s, uint32_t i, struct pkt_queue *dst)
 			e = ENOMEM;
 			break;
 		}
-		data = p->data;
-		pool = p->pool;
-		cls = p->pool_class;
-		*p = rec;
-		p->data = data;
-		p->pool = pool;
-		p->pool_class = cls;
+		pkt_copy_fields(p, &rec);
 		pktq_push_tail(dst, p);
 		off += rec_size(&rec);
 	}

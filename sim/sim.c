@@ -187,21 +187,12 @@ static struct pkt *env_clone(void *arg, const struct pkt *p)
 {
 	struct dev *d = arg;
 	struct pkt *c = pkt_pool_new(&d->sim->pool, p->data, p->caplen, p->len);
-	struct pkt_pool *pool;
-	uint8_t *data;
-	uint8_t cls;
 
 	if (!c) {
 		sim_fail(d->sim, -ENOMEM, "out of memory");
 		return NULL;
 	}
-	cls = c->pool_class;
-	pool = c->pool;
-	data = c->data;
-	*c = *p;
-	c->pool = pool;
-	c->pool_class = cls;
-	c->data = data;
+	pkt_copy_fields(c, p);
 	c->next = c->prev = NULL;
 	c->id = ++d->sim->next_pkt_id;
 	d->st.duplicated++;

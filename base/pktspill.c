@@ -317,26 +317,42 @@ void pktsq_refill(struct pkt_spillq *s)
 	settle(s);
 }
 
+/* With the tail part empty (pop_tail took it) and chunks on disk, the
+ * newest chunk comes back as the tail part. */
+static void load_newest(struct pkt_spillq *s)
+{
+	struct pkt_spill *sp = s->sp;
+	int e;
+
+	if (sp->tail.len || !sp->nchunks)
+		return;
+	e = load_chunk(s, sp->first + sp->nchunks - 1, &sp->tail);
+	sp->nchunks--;
+	s->out += sp->tail.len;
+	sp->tail_bytes = 0;
+	for (const struct pkt *t = sp->tail.head; t; t = t->next)
+		sp->tail_bytes += rec_size(t);
+	if (e) {
+		report(s, e, "reading it back");
+		lose_disk(s);
+	}
+	disk_empty(sp);
+}
+
+struct pkt *pktsq_tail_slow(struct pkt_spillq *s)
+{
+	struct pkt_spill *sp = s->sp;
+
+	load_newest(s);
+	return sp->tail.tail ? sp->tail.tail : s->q.tail;
+}
+
 struct pkt *pktsq_pop_tail_slow(struct pkt_spillq *s)
 {
 	struct pkt_spill *sp = s->sp;
 	struct pkt *p;
 
-	if (!sp->tail.len && sp->nchunks) {
-		/* the newest chunk comes back as the tail part */
-		int e = load_chunk(s, sp->first + sp->nchunks - 1, &sp->tail);
-
-		sp->nchunks--;
-		s->out += sp->tail.len;
-		sp->tail_bytes = 0;
-		for (const struct pkt *t = sp->tail.head; t; t = t->next)
-			sp->tail_bytes += rec_size(t);
-		if (e) {
-			report(s, e, "reading it back");
-			lose_disk(s);
-		}
-		disk_empty(sp);
-	}
+	load_newest(s);
 	p = pktq_pop_tail(&sp->tail);
 	if (p) {
 		sp->tail_bytes -= rec_size(p);

@@ -66,6 +66,7 @@ void pktsq_free(struct pkt_spillq *s);
 void pktsq_push_slow(struct pkt_spillq *s, struct pkt *p);
 void pktsq_refill(struct pkt_spillq *s);
 struct pkt *pktsq_pop_tail_slow(struct pkt_spillq *s);
+struct pkt *pktsq_tail_slow(struct pkt_spillq *s);
 
 static inline uint32_t pktsq_len(const struct pkt_spillq *s)
 {
@@ -84,6 +85,16 @@ static inline void pktsq_push_tail(struct pkt_spillq *s, struct pkt *p)
 		return;
 	}
 	pktq_push_tail(&s->q, p);
+}
+
+/* The newest packet (the one pushed last, unless pop_tail took it): in
+ * memory, or read back with its chunk when pop_tail emptied the tail part.
+ * netem compares a new packet's time with it. */
+static inline struct pkt *pktsq_tail(struct pkt_spillq *s)
+{
+	if (__builtin_expect(s->out != 0, 0))
+		return pktsq_tail_slow(s);
+	return s->q.tail;
 }
 
 static inline struct pkt *pktsq_pop_head(struct pkt_spillq *s)

@@ -65,7 +65,7 @@ struct netem_sched_data {
 	uint32_t nheap, heap_cap;
 	uint64_t heap_max; /* the latest time in the tree (its rb_last) */
 	uint64_t seq;
-	struct pkt_queue lin;
+	struct pkt_spillq lin; /* a long one keeps its middle on disk (pktspill.h) */
 	struct pkt_queue head_q; /* sch->q: reordered packets, sent first */
 	uint32_t t_len;		 /* packets in the tfifo (the limit's count) */
 	struct qdisc *qdisc;	 /* a grafted child, or NULL: the tfifo alone */
@@ -693,7 +693,8 @@ static void netem_apply(struct qdisc *q, const struct netem_req *r)
 		nd->clg.a3 = r->ge.h;
 		nd->clg.a4 = r->ge.k1;
 	} else {
-		nd->loss_model = CLG_RANDOM;
+		pktsq_init(&nd->lin, &q->env->spill);
+	nd->loss_model = CLG_RANDOM;
 	}
 	if (r->dist) {
 		nd->delay_dist = r->dist;
@@ -887,8 +888,10 @@ static struct pkt *tfifo_heap_pop(struct netem_sched_data *nd)
  * it; an earlier one goes into the tree */
 static void tfifo_enqueue(struct netem_sched_data *nd, struct pkt *p)
 {
-	if (!nd->lin.tail || p->t_cb >= nd->lin.tail->t_cb)
-		pktq_push_tail(&nd->lin, p);
+	const struct pkt *tail = pktsq_tail(&nd->lin);
+
+	if (!tail || p->t_cb >= tail->t_cb)
+		pktsq_push_tail(&nd->lin, p);
 	else
 		tfifo_heap_push(nd, p, p->t_cb);
 	nd->t_len++;
@@ -898,18 +901,19 @@ static void tfifo_enqueue(struct netem_sched_data *nd, struct pkt *p)
 static struct pkt *tfifo_peek(const struct netem_sched_data *nd)
 {
 	struct pkt *t = nd->nheap ? nd->heap[0].p : NULL;
+	struct pkt *h = (struct pkt *)pktsq_head(&nd->lin);
 
 	if (!t)
-		return nd->lin.head;
-	if (!nd->lin.head)
+		return h;
+	if (!h)
 		return t;
-	return t->t_cb < nd->lin.head->t_cb ? t : nd->lin.head;
+	return t->t_cb < h->t_cb ? t : h;
 }
 
 static void tfifo_erase(struct netem_sched_data *nd, struct pkt *p)
 {
-	if (p == nd->lin.head)
-		pktq_pop_head(&nd->lin);
+	if (p == pktsq_head(&nd->lin))
+		pktsq_pop_head(&nd->lin);
 	else
 		tfifo_heap_pop(nd);
 	nd->t_len--;
@@ -998,9 +1002,11 @@ static int netem_enqueue(struct qdisc *q, struct pkt *p)
 				last = nd->heap[0].p;
 				last_t = nd->heap_max;
 			}
-			if (nd->lin.tail && (!last || nd->lin.tail->t_cb > last_t)) {
-				last = nd->lin.tail;
-				last_t = nd->lin.tail->t_cb;
+			const struct pkt *lin_tail = pktsq_tail(&nd->lin);
+
+			if (lin_tail && (!last || lin_tail->t_cb > last_t)) {
+				last = lin_tail;
+				last_t = lin_tail->t_cb;
 			}
 			if (last) {
 				/* the last packet's time is the reference: what is left
@@ -1175,7 +1181,7 @@ static void netem_reset(struct qdisc *q)
 	}
 	while ((p = pktq_pop_head(&nd->head_q)))
 		netem_free_pkt(q, p);
-	while ((p = pktq_pop_head(&nd->lin)))
+	while ((p = pktsq_pop_head(&nd->lin)))
 		netem_free_pkt(q, p);
 	while (nd->nheap)
 		netem_free_pkt(q, tfifo_heap_pop(nd));
@@ -1196,6 +1202,7 @@ static void netem_destroy(struct qdisc *q)
 	nd->qdisc = NULL;
 	free(nd->heap);
 	nd->heap = NULL;
+	pktsq_free(&nd->lin);
 }
 
 /* ---- tc qdisc show: netem_dump of the kernel read by netem_print_opt of

@@ -1,8 +1,9 @@
 #!/bin/sh
 # spill_cli.sh - a long fifo keeps its middle in a temporary file
 # (base/pktspill.h), and that changes no result:
-#  1. tcsim run through fifo-based trees (a huge bfifo, pfifo_head_drop,
-#     tbf's bfifo, htb's and prio's default pfifo leaves, pfifo_fast) with
+#  1. tcsim run through fifo-based trees and netem (a huge bfifo,
+#     pfifo_head_drop, tbf's bfifo, htb's and prio's default pfifo leaves,
+#     pfifo_fast, netem with rate, netem with jitter over a bfifo) with
 #     a deep backlog: the report, --json, --tc-json, --trace and the pcap
 #     and pcapng outputs are byte-identical with TCSIM_SPILL_AFTER=8 and
 #     without it;
@@ -40,6 +41,16 @@ cat >"$T_TMP/prio.tc" <<'EOF'
 tc qdisc add dev eth0 root handle 1: prio
 tc filter add dev eth0 parent 1: bpf expr 'tcp port 22' flowid 1:1
 EOF
+# netem as a long fat pipe: its tfifo's time-ordered list spills; with
+# rate each packet's time follows the list's newest; with jitter some go
+# to the tree, which stays in memory, beside a list that spills
+cat >"$T_TMP/netem.tc" <<'EOF'
+tc qdisc add dev eth0 root netem limit 1000000 delay 300ms rate 20mbit
+EOF
+cat >"$T_TMP/netemj.tc" <<'EOF'
+tc qdisc add dev eth0 root handle 1: netem limit 1000000 delay 100ms 20ms
+tc qdisc add dev eth0 parent 1:1 handle 10: bfifo limit 100mb
+EOF
 # pfifo_fast with a long transmit queue
 cat >"$T_TMP/fast.tc" <<'EOF'
 tc qdisc add dev eth0 root pfifo_fast
@@ -55,7 +66,7 @@ run_all() {
 			--quiet $CAPS >/dev/null 2>>"$d/err"
 }
 
-for t in bfifo headdrop tbf htb prio fast; do
+for t in bfifo headdrop tbf htb prio fast netem netemj; do
 	extra=""
 	[ $t = fast ] && extra="--txqueuelen 100000"
 	if ! run_all "$T_TMP/$t.plain" "$T_TMP/$t.tc" $extra; then

@@ -182,6 +182,46 @@ static void test_slots_reused(void)
 	pkt_pool_drain(&pool);
 }
 
+
+/* tail is the newest packet, always in memory: after each push, after
+ * pop_tail emptied the tail part (the newest chunk is read back), and
+ * after the head drained into what was on disk. */
+static void test_tail(void)
+{
+	struct failed f = {0};
+	struct pkt_spill_cfg cfg = {.after = 5, .fail = on_fail, .arg = &f};
+	struct pkt_spillq s = {0};
+	struct pkt_pool pool = {0};
+	uint64_t bad = 0;
+
+	pktsq_init(&s, &cfg);
+	CU_ASSERT_PTR_NULL(pktsq_tail(&s));
+	for (uint64_t i = 1; i <= 1000; i++) {
+		pktsq_push_tail(&s, make(&pool, i));
+		if (!pktsq_tail(&s) || pktsq_tail(&s)->id != i)
+			bad++;
+	}
+	for (uint64_t i = 1000; i > 600; i--) {
+		if (!pktsq_tail(&s) || pktsq_tail(&s)->id != i)
+			bad++;
+		if (!check(pktsq_pop_tail(&s), i))
+			bad++;
+	}
+	for (uint64_t i = 1; i <= 590; i++) {
+		if (!check(pktsq_pop_head(&s), i))
+			bad++;
+		if (!pktsq_tail(&s) || pktsq_tail(&s)->id != 600)
+			bad++;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(pktsq_len(&s), 10);
+	CU_ASSERT_EQUAL(f.n, 0);
+	while (pktsq_len(&s))
+		pkt_free(pktsq_pop_head(&s));
+	CU_ASSERT_PTR_NULL(pktsq_tail(&s));
+	pktsq_free(&s);
+	pkt_pool_drain(&pool);
+}
 /* pop_tail takes the newest, reading the newest chunk back when the tail
  * part is empty; the head still comes out in order. */
 static void test_pop_tail(void)
@@ -364,6 +404,7 @@ int main(void)
 	CU_add_test(s, "order and every field over many chunks", test_order_many_chunks);
 	CU_add_test(s, "a steady long queue reuses the file's slots", test_slots_reused);
 	CU_add_test(s, "pop_tail across the spilled middle", test_pop_tail);
+	CU_add_test(s, "tail: the newest, always in memory", test_tail);
 	CU_add_test(s, "below the threshold or unconfigured: no disk", test_no_spill);
 	CU_add_test(s, "no temporary directory: one report, nothing lost", test_no_directory);
 	CU_add_test(s, "a write fails (file size limit): one report, nothing lost",

@@ -32,9 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "bench_util.h"
 #include "sim.h"
@@ -179,33 +177,13 @@ struct result {
 /* A fresh exec per case, so no page of another counts. */
 static int run_case(const char *kind, uint64_t n, const char *arg, struct result *res)
 {
-	char n_s[32], out[128] = "";
-	int fds[2], status;
-	ssize_t got = 0, k;
+	char n_s[32], out[128];
+	char *argv[] = {"scale_bench", "--child", (char *)kind, n_s, (char *)arg, NULL};
 	unsigned long long q = 0;
 	long kib = 0;
-	pid_t pid;
 
 	snprintf(n_s, sizeof(n_s), "%llu", (unsigned long long)n);
-	fflush(stdout);
-	if (pipe(fds))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		dup2(fds[1], STDOUT_FILENO);
-		close(fds[0]);
-		close(fds[1]);
-		execl("/proc/self/exe", "scale_bench", "--child", kind, n_s, arg, (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	while (got < (ssize_t)sizeof(out) - 1 &&
-	       (k = read(fds[0], out + got, sizeof(out) - 1 - (size_t)got)) > 0)
-		got += k;
-	close(fds[0]);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) ||
+	if (bench_run_self(argv, out, sizeof(out)) ||
 	    sscanf(out, "%ld %lf %llu", &kib, &res->ns, &q) != 3)
 		return -1;
 	res->rss_mib = kib / 1024.0;

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -480,39 +479,17 @@ static int rss_child(const char *what, const char *path, const char *limit_s)
  * copy would, and so would ru_maxrss from before an exec). MiB, or < 0. */
 static double measure_rss(const char *what, uint64_t limit)
 {
-	char limit_s[32], out[64] = "";
-	int fds[2], status;
-	ssize_t n, got = 0;
-	pid_t pid;
+	char limit_s[32], out[64];
+	char *argv[] = {"sim_bench", "--rss-child", (char *)what, cap_path, limit_s, NULL};
 
 	snprintf(limit_s, sizeof(limit_s), "%llu", (unsigned long long)limit);
-	fflush(stdout);
-	if (pipe(fds))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		dup2(fds[1], STDOUT_FILENO);
-		close(fds[0]);
-		close(fds[1]);
-		execl("/proc/self/exe", "sim_bench", "--rss-child", what, cap_path, limit_s,
-		      (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	while (got < (ssize_t)sizeof(out) - 1 &&
-	       (n = read(fds[0], out + got, sizeof(out) - 1 - (size_t)got)) > 0)
-		got += n;
-	close(fds[0]);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+	if (bench_run_self(argv, out, sizeof(out)))
 		return -1;
 	return atol(out) / 1024.0;
 }
 
 /* ---- main -------------------------------------------------------------- */
 
-/* "2M pkts", "500k pkts", "1234 pkts" into buf[16] */
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -520,6 +497,7 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* "2M pkts", "500k pkts", "1234 pkts" into buf[16] */
 static const char *pkts(uint64_t n, char *buf)
 {
 	if (n % 1000000 == 0)
